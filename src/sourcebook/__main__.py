@@ -1,0 +1,3 @@
+from sourcebook.cli import main
+
+main()

@@ -1,0 +1,30 @@
+"""Stage 3, check: every rule over the linked record, each reporting diagnostics.
+
+A rule is a function `(record, graph, diagnostics) -> None`. The built-in rules are
+listed in RULES; a later stage (the Library, figures) adds its own the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sourcebook.check import dates, names, references, structure, usage
+from sourcebook.diagnostics import Diagnostics
+from sourcebook.link.graph import Graph
+from sourcebook.model.record import Record
+
+Rule = Callable[[Record, Graph, Diagnostics], None]
+
+RULES: list[Rule] = [
+    references.check_references,
+    names.check_names,
+    dates.check_dates,
+    structure.check_structure,
+    usage.check_usage,
+]
+
+
+def check_record(record: Record, graph: Graph, diagnostics: Diagnostics,
+                 rules: list[Rule] | None = None) -> None:
+    for rule in RULES if rules is None else rules:
+        rule(record, graph, diagnostics)

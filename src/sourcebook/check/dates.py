@@ -1,0 +1,37 @@
+"""Nothing is dated after the record closes; a source is not dated after its capture."""
+
+from __future__ import annotations
+
+from sourcebook.diagnostics import Diagnostics
+from sourcebook.link.graph import Graph
+from sourcebook.model.base import day_end, day_start
+from sourcebook.model.record import Record
+
+# Figures in these states describe what was so, so their day cannot be in the future.
+_PAST_STATUSES = {"operating", "under construction", "cancelled", "market"}
+
+
+def check_dates(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
+    closes = record.settings.book.closes
+    shown_close = closes.isoformat()
+    for entity in record:
+        for name in ("date", "updated"):
+            value = getattr(entity, name, None)
+            if isinstance(value, str) and day_start(value) > closes:
+                diagnostics.error(
+                    entity.pos(name), "D001",
+                    f"'{name}' {value} is after the record closes ({shown_close})",
+                    "correct the day, or move [book] closes in sourcebook.toml",
+                )
+        date, updated = getattr(entity, "date", None), getattr(entity, "updated", None)
+        if isinstance(date, str) and isinstance(updated, str) and day_end(updated) < day_start(date):
+            diagnostics.error(entity.pos("updated"), "D003",
+                              f"updated {updated} before it was published ({date})")
+        for index, figure in enumerate(getattr(entity, "figures", [])):
+            if figure.status.value in _PAST_STATUSES and day_start(figure.as_of) > closes:
+                diagnostics.error(
+                    entity.pos("figures", index, "as_of"), "D001",
+                    f"figure '{figure.metric}' ({figure.status.value}) holds for {figure.as_of}, "
+                    f"after the record closes ({shown_close})",
+                    "a figure for a later day is projected, planned or announced",
+                )

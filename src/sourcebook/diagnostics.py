@@ -1,0 +1,119 @@
+"""Problems found in a record, reported as `file:line:col: severity CODE message`.
+
+Every stage reports into a `Diagnostics` collection and carries on; the caller
+decides what an error means (check exits 1, build refuses to publish).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Pos:
+    """A place in a record file; line and column count from 1."""
+
+    file: str
+    line: int = 1
+    col: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def shifted(self, text_before: str) -> Pos:
+        """The position reached after `text_before`, which starts at this position."""
+        newlines = text_before.count("\n")
+        if not newlines:
+            return Pos(self.file, self.line, self.col + len(text_before))
+        return Pos(self.file, self.line + newlines, len(text_before) - text_before.rfind("\n"))
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    pos: Pos
+    severity: Severity
+    code: str
+    message: str
+    hint: str | None = None
+
+    def format(self) -> str:
+        line = f"{self.pos}: {self.severity.value} {self.code} {self.message}"
+        return f"{line}\n  hint: {self.hint}" if self.hint else line
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "file": self.pos.file,
+            "line": self.pos.line,
+            "col": self.pos.col,
+            "severity": self.severity.value,
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.pos.file, self.pos.line, self.pos.col, self.code, self.message)
+
+
+@dataclass
+class Diagnostics:
+    """An ordered, de-duplicated collection of diagnostics."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+    _seen: set[tuple[object, ...]] = field(default_factory=set, repr=False)
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        key = diagnostic.sort_key()
+        if key not in self._seen:
+            self._seen.add(key)
+            self.items.append(diagnostic)
+
+    def error(self, pos: Pos, code: str, message: str, hint: str | None = None) -> None:
+        self.add(Diagnostic(pos, Severity.ERROR, code, message, hint))
+
+    def warning(self, pos: Pos, code: str, message: str, hint: str | None = None) -> None:
+        self.add(Diagnostic(pos, Severity.WARNING, code, message, hint))
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        for diagnostic in diagnostics:
+            self.add(diagnostic)
+
+    def __iter__(self) -> Iterator[Diagnostic]:
+        return iter(sorted(self.items, key=Diagnostic.sort_key))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self if d.severity is Severity.WARNING]
+
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.items)
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    """A hint naming the closest candidate, in the manner of Click."""
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def relative(path: Path, root: Path) -> str:
+    """A path as shown in diagnostics: relative to the record's root where it can be."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()

@@ -1,0 +1,185 @@
+"""The reference graph: who refers to whom, how, and from where."""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from sourcebook.diagnostics import Pos
+from sourcebook.link import prose
+from sourcebook.link.names import NameMatcher
+from sourcebook.model.base import Entity
+from sourcebook.model.kinds import KINDS
+from sourcebook.model.record import Record
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """One reference from an entity to another.
+
+    `via` is field (front matter), wiki, cite (a Pandoc citation) or mention (a name
+    found in prose). A reference to nothing keeps its `target` with `resolved` False.
+    """
+
+    source: Key
+    target: Key
+    via: str
+    field: str
+    pos: Pos
+    text: str
+    locator: str | None = None
+    resolved: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteClaim:
+    """Words in curly quotes that claim to stand in a source."""
+
+    owner: Key
+    field: str
+    source: str | None
+    text: str
+    pos: Pos
+    locator: str | None = None
+
+
+@dataclass
+class Graph:
+    refs: list[Ref] = field(default_factory=list)
+    quotes: list[QuoteClaim] = field(default_factory=list)
+    marked: list[tuple[Key, str, Pos]] = field(default_factory=list)
+    """Curly-quoted spans marked as not the source's words: (owner, mark, pos)."""
+    _incoming: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
+    _outgoing: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, ref: Ref) -> None:
+        self.refs.append(ref)
+        self._outgoing[ref.source].append(ref)
+        if ref.resolved:
+            self._incoming[ref.target].append(ref)
+
+    def incoming(self, key: Key) -> list[Ref]:
+        return self._incoming.get(key, [])
+
+    def outgoing(self, key: Key) -> list[Ref]:
+        return self._outgoing.get(key, [])
+
+    def unresolved(self) -> list[Ref]:
+        return [r for r in self.refs if not r.resolved]
+
+
+def build_matcher(record: Record) -> NameMatcher:
+    mentionable = {k.name for k in KINDS if k.mentionable}
+    return NameMatcher(
+        (name, entity.key)
+        for entity in record
+        if entity.KIND in mentionable
+        for name in entity.names()
+    )
+
+
+def link_record(record: Record) -> Graph:
+    graph = Graph()
+    matcher = build_matcher(record)
+    for entity in record:
+        _link_fields(entity, record, graph)
+        for name, text in entity.prose():
+            _link_prose(entity, name, text, record, matcher, graph)
+    return graph
+
+
+def _link_fields(entity: Entity, record: Record, graph: Graph) -> None:
+    for ref_field in entity.REF_FIELDS:
+        for value, path in _values(entity, ref_field.path.split(".")):
+            if not isinstance(value, str) or not value:
+                continue
+            target = (ref_field.kind, value)
+            resolved = record.get(*target) is not None or target in record.broken
+            graph.add(Ref(entity.key, target, "field", ref_field.path, entity.pos(*path),
+                          value, resolved=resolved))
+    same_as = getattr(entity, "same_as", None)
+    if same_as:
+        kind, _, target_id = same_as.partition(":")
+        target = (kind, target_id)
+        graph.add(Ref(entity.key, target, "field", "same_as", entity.pos("same_as"), same_as,
+                      resolved=record.get(*target) is not None))
+
+
+def _values(entity: Entity, parts: list[str]) -> list[tuple[Any, tuple]]:
+    """Values at a dotted path, walking into lists; each with its front-matter path."""
+    found: list[tuple[Any, tuple]] = [(entity, ())]
+    for part in parts:
+        step: list[tuple[Any, tuple]] = []
+        for obj, path in found:
+            value = getattr(obj, part, None)
+            if isinstance(value, list):
+                step.extend((item, (*path, part, i)) for i, item in enumerate(value))
+            elif value is not None:
+                step.append((value, (*path, part)))
+        found = step
+    return found
+
+
+def _link_prose(entity: Entity, name: str, text: str, record: Record, matcher: NameMatcher,
+                graph: Graph) -> None:
+    base = entity.prose_pos(name)
+    positions = _Positions(base, text)
+    for link in prose.wiki_links(text):
+        target = _resolve_wiki(link, record)
+        graph.add(Ref(entity.key, target, "wiki", name, positions.at(link.start), link.target,
+                      resolved=record.get(*target) is not None or target in record.broken))
+    for cite in prose.citations(text):
+        target = ("source", cite.source)
+        graph.add(Ref(entity.key, target, "cite", name, positions.at(cite.start), cite.source,
+                      cite.locator, resolved=record.get(*target) is not None
+                      or target in record.broken))
+    default_source = entity.id if entity.KIND == "source" else None
+    for quote in prose.quotes(text):
+        source = quote.cited or default_source
+        if source is not None:
+            graph.quotes.append(QuoteClaim(entity.key, name, source, quote.text,
+                                           positions.at(quote.start + 1), quote.locator))
+    for span in prose.marked_spans(text):
+        graph.marked.append((entity.key, span.mark, positions.at(span.start)))
+    for mention in matcher.find(text, prose.masked_regions(text)):
+        for target in mention.targets:
+            if target != entity.key:
+                graph.add(Ref(entity.key, target, "mention", name, positions.at(mention.start),
+                              text[mention.start:mention.end]))
+
+
+def _resolve_wiki(link: prose.WikiLink, record: Record) -> Key:
+    """A bare [[id]] means the one entity of any kind with that id; terms win a tie."""
+    if link.kind:
+        return (link.kind, link.target)
+    for kind in KINDS:
+        if record.get(kind.name, link.target) is not None:
+            return (kind.name, link.target)
+    return ("?", link.target)
+
+
+class _Positions:
+    """Turns offsets in a prose field into file positions, cheaply, in any order."""
+
+    def __init__(self, base: Pos, text: str):
+        self.base = base
+        self.text = text
+        self._line_starts: list[int] | None = None
+
+    def at(self, offset: int) -> Pos:
+        if self._line_starts is None:
+            starts = [0]
+            index = self.text.find("\n")
+            while index != -1:
+                starts.append(index + 1)
+                index = self.text.find("\n", index + 1)
+            self._line_starts = starts
+        line = bisect.bisect_right(self._line_starts, offset) - 1
+        col = offset - self._line_starts[line]
+        if line == 0:
+            return Pos(self.base.file, self.base.line, self.base.col + col)
+        return Pos(self.base.file, self.base.line + line, col + 1)

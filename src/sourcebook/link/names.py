@@ -1,0 +1,95 @@
+"""One Aho-Corasick automaton over every name and alias: mentions found in a single pass."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import ahocorasick
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    start: int
+    end: int
+    targets: tuple[tuple[str, str], ...]
+    """(kind, id) of every entity the name stands for: usually one."""
+    name: str
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _fold(text: str) -> str:
+    """Lower case that keeps every character's offset (some characters lengthen in lower())."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def plural_forms(name: str) -> list[str]:
+    """The name and its plurals: the last word takes -s, -es, or y → -ies."""
+    last = name[-1:]
+    if not last.isalpha():
+        return [name]
+    forms = [name, name + "s"]
+    if name.endswith(("s", "x", "z", "ch", "sh")):
+        forms.append(name + "es")
+    elif name.endswith("y") and len(name) > 1 and name[-2] not in "aeiou":
+        forms.append(name[:-1] + "ies")
+    return forms
+
+
+class NameMatcher:
+    """Finds whole-word, any-case, singular-or-plural mentions of many names at once."""
+
+    def __init__(self, names: Iterable[tuple[str, tuple[str, str]]]):
+        table: dict[str, set[tuple[str, str]]] = {}
+        canonical: dict[str, str] = {}
+        for name, target in names:
+            for form in plural_forms(name.strip()):
+                key = _fold(form)
+                if key:
+                    table.setdefault(key, set()).add(target)
+                    canonical.setdefault(key, name)
+        self._automaton = ahocorasick.Automaton()
+        for key, targets in table.items():
+            self._automaton.add_word(key, (len(key), tuple(sorted(targets)), canonical[key]))
+        self._empty = not table
+        if not self._empty:
+            self._automaton.make_automaton()
+
+    def find(self, text: str, masked: list[tuple[int, int]] = ()) -> list[Mention]:
+        """Mentions in `text`, longest first where they overlap, none inside `masked`."""
+        if self._empty or not text:
+            return []
+        folded = _fold(text)
+        candidates = []
+        for end_index, (length, targets, name) in self._automaton.iter(folded):
+            start, end = end_index - length + 1, end_index + 1
+            if start > 0 and _is_word_char(folded[start - 1]):
+                continue
+            if end < len(folded) and _is_word_char(folded[end]):
+                continue
+            candidates.append((start, -length, end, targets, name))
+        candidates.sort()
+        starts = [a for a, _ in masked]
+        chosen: list[Mention] = []
+        taken_until = -1
+        for start, _neg, end, targets, name in candidates:
+            if start < taken_until or _inside(starts, masked, start, end):
+                continue
+            chosen.append(Mention(start, end, targets, name))
+            taken_until = end
+        return chosen
+
+
+def _inside(starts: list[int], masked: list[tuple[int, int]], start: int, end: int) -> bool:
+    index = bisect.bisect_right(starts, start) - 1
+    if index >= 0 and masked[index][1] > start:
+        return True
+    following = index + 1
+    return following < len(masked) and masked[following][0] < end

@@ -1,0 +1,108 @@
+"""Find the marked-up parts of record prose: wiki links, citations, quotes, code and URLs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# [[id]], [[kind:id]], [[id|shown text]]
+WIKI_LINK = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
+# [@id] or [@id, p. 81]; several may share brackets: [@a; @b, p. 3]
+CITATION = re.compile(r"\[(@[^\[\]\n]+?)\]")
+CITATION_ITEM = re.compile(r"@([A-Za-z0-9][\w-]*)\s*(?:,\s*([^;]+?))?\s*(?:;|$)")
+# “…” quotes; a span marked [“…”]{.scare} or {.title} is not a quote of the source
+QUOTE = re.compile(r"“([^“”]+)”")
+MARKED_SPAN = re.compile(r"\[(“[^“”]+”)\]\{\.(scare|title)\}")
+# Regions where no mention is looked for.
+CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.S)
+URL = re.compile(r"(?:https?://|www\.)[^\s)\]>]+|\]\([^)\s]+\)|<[a-z]+://[^>]+>", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class WikiLink:
+    start: int
+    end: int
+    target: str
+    kind: str | None
+    shown: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    start: int
+    end: int
+    source: str
+    locator: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    start: int
+    end: int
+    text: str
+    cited: str | None
+    """The source a citation right after the quote names, if there is one."""
+    locator: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MarkedSpan:
+    start: int
+    end: int
+    text: str
+    mark: str
+
+
+def wiki_links(text: str) -> list[WikiLink]:
+    out = []
+    for m in WIKI_LINK.finditer(text):
+        target = m[1].strip()
+        kind, _, bare = target.partition(":") if ":" in target else (None, "", target)
+        out.append(WikiLink(m.start(), m.end(), bare.strip(), kind and kind.strip(),
+                            m[2] and m[2].strip()))
+    return out
+
+
+def citations(text: str) -> list[Citation]:
+    out = []
+    for m in CITATION.finditer(text):
+        for item in CITATION_ITEM.finditer(m[1]):
+            locator = item[2].strip() if item[2] else None
+            out.append(Citation(m.start(), m.end(), item[1], locator))
+    return out
+
+
+def marked_spans(text: str) -> list[MarkedSpan]:
+    return [MarkedSpan(m.start(), m.end(), m[1], m[2]) for m in MARKED_SPAN.finditer(text)]
+
+
+def quotes(text: str) -> list[Quote]:
+    """Curly-quoted spans that claim to be a source's words (marked spans left out)."""
+    marked = [(s.start, s.end) for s in marked_spans(text)]
+    cites = {c.start: c for c in citations(text)}
+    out = []
+    for m in QUOTE.finditer(text):
+        if any(a <= m.start() < b for a, b in marked):
+            continue
+        after = m.end()
+        while after < len(text) and text[after] in " ,.;:\u00a0":
+            after += 1
+        cited = cites.get(after)
+        out.append(Quote(m.start(), m.end(), m[1], cited.source if cited else None,
+                         cited.locator if cited else None))
+    return out
+
+
+def masked_regions(text: str) -> list[tuple[int, int]]:
+    """Spans of code, URLs, wiki links and citations: no mention is found inside them."""
+    regions = [(m.start(), m.end()) for m in CODE.finditer(text)]
+    regions += [(m.start(), m.end()) for m in URL.finditer(text)]
+    regions += [(m.start(), m.end()) for m in WIKI_LINK.finditer(text)]
+    regions += [(m.start(), m.end()) for m in CITATION.finditer(text)]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(regions):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged

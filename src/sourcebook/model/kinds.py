@@ -1,0 +1,303 @@
+"""The kinds of entity a record holds, one class each, with every field documented.
+
+A field's `description` is its documentation: docs/record-format.md and the exported
+JSON Schemas are checked against these classes.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sourcebook.model.base import Day, Entity, Kind, RefField
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Term(Entity):
+    """A glossary entry."""
+
+    KIND: ClassVar[str] = "term"
+    PROSE_FIELDS = ("definition", "body")
+    REF_FIELDS = (RefField("chapters", "chapter"), RefField("related", "term"))
+
+    definition: str = Field(description="One line: what the term means in the book.")
+    chapters: list[str] = Field(
+        default_factory=list,
+        description="Chapters that use the term; the first is where the book introduces it.",
+    )
+    related: list[str] = Field(
+        default_factory=list,
+        description="Related terms, in the order the author wants them shown.",
+    )
+    same_as: str | None = Field(
+        default=None,
+        description=(
+            "`kind:id` of the party, person or campus this term names (such as `party:tva`); "
+            "the two may then share a name."
+        ),
+    )
+
+
+class Chapter(Entity):
+    """A chapter of the book; its body is the chapter's notes."""
+
+    KIND: ClassVar[str] = "chapter"
+    PROSE_FIELDS = ("summary", "body")
+
+    number: int = Field(ge=0, description="The chapter's number; 0 for a preface.")
+    summary: str = Field(description="One line: what the chapter is about.")
+
+
+class CampusStatus(str, Enum):
+    ANNOUNCED = "announced"
+    PLANNED = "planned"
+    UNDER_CONSTRUCTION = "under construction"
+    OPERATING = "operating"
+    CANCELLED = "cancelled"
+
+
+class Role(str, Enum):
+    OWNER = "owner"
+    OPERATOR = "operator"
+    TENANT = "tenant"
+    BUILDER = "builder"
+    SUPPLIER = "supplier"
+    FINANCIER = "financier"
+    DEVELOPER = "developer"
+    UTILITY = "utility"
+    GOVERNMENT = "government"
+
+
+class CampusParty(Strict):
+    party: str = Field(description="The party's id.")
+    roles: list[Role] = Field(min_length=1, description="What the party does at this campus.")
+    note: str = Field(default="", description="A short qualification of the roles.")
+    source: str | None = Field(default=None, description="The id of the source that says so.")
+
+
+class Grade(str, Enum):
+    """How well a figure is evidenced; see docs/record-format.md."""
+
+    DOCUMENTED = "documented"
+    OBSERVED = "observed"
+    REPORTED = "reported"
+    CLAIMED = "claimed"
+    ESTIMATED = "estimated"
+
+
+class FigureStatus(str, Enum):
+    ANNOUNCED = "announced"
+    PLANNED = "planned"
+    UNDER_CONSTRUCTION = "under construction"
+    OPERATING = "operating"
+    CANCELLED = "cancelled"
+    PROJECTED = "projected"
+    MARKET = "market"
+
+
+class Figure(Strict):
+    """A number about a campus or party, with its unit, day, grade and evidence."""
+
+    metric: str = Field(description="What is measured, such as `it-power` or `chips`.")
+    value: float = Field(description="The number, in `unit`.")
+    unit: str = Field(description="The unit: MW, GW, chips, USD, USD/GPU-hour, acres, …")
+    chip: str | None = Field(default=None, description="For chip counts: the chip model.")
+    status: FigureStatus = Field(description="The state the figure describes.")
+    as_of: Day = Field(description="The day, month or year the figure holds for.")
+    grade: Grade = Field(description="How well the figure is evidenced.")
+    source: str | None = Field(default=None, description="The id of the source that carries it.")
+    quote: str | None = Field(default=None, description="The source's words that carry it.")
+    method: str | None = Field(default=None, description="For an estimate: how it was made.")
+    inputs: list[str] = Field(
+        default_factory=list, description="For an estimate: ids of the figures it rests on."
+    )
+    note: str = Field(default="", description="A short qualification.")
+    qualifier: str | None = Field(
+        default=None, description="`more than`, `about`, `up to` or `nearly`, as the source says."
+    )
+
+
+class Campus(Entity):
+    """A data-center campus of the ledger."""
+
+    KIND: ClassVar[str] = "campus"
+    PROSE_FIELDS = ("title", "body")
+    REF_FIELDS = (RefField("parties.party", "party"), RefField("parties.source", "source"))
+
+    location: str = Field(description="Town, region or state, as a reader would say it.")
+    country: str = Field(description="ISO 3166 two-letter country code.")
+    status: CampusStatus = Field(description="The campus's state as the record closes.")
+    parties: list[CampusParty] = Field(
+        default_factory=list, description="Who builds, owns, runs, uses, supplies and pays."
+    )
+    figures: list[Figure] = Field(default_factory=list, description="The campus's numbers.")
+
+
+class Indicator(Entity):
+    """A numbered row of the scorecard."""
+
+    KIND: ClassVar[str] = "indicator"
+    PROSE_FIELDS = ("title", "description", "body")
+
+    row: int = Field(ge=1, description="The row's number on the scorecard; its anchor is row-N.")
+    description: str = Field(description="One line: what the row measures and why.")
+    query: str | None = Field(default=None, description="Read-only SQL that computes the row.")
+
+
+class BookTest(Entity):
+    """A dated, checkable proposition of the book."""
+
+    KIND: ClassVar[str] = "test"
+    PROSE_FIELDS = ("title", "claim", "rule", "body")
+    REF_FIELDS = (RefField("chapter", "chapter"),)
+
+    claim: str = Field(description="What the book says will be so.")
+    deadline: Day = Field(description="The day by which the claim is to be judged.")
+    rule: str = Field(description="How the claim is judged, in words.")
+    chapter: str | None = Field(default=None, description="The chapter that makes the claim.")
+    query: str | None = Field(default=None, description="Read-only SQL that judges the claim.")
+
+
+class Category(str, Enum):
+    COMPANY = "company"
+    PRESS = "press"
+    RESEARCH = "research"
+    OTHER = "other"
+
+
+class Source(Entity):
+    """A cited work. Its id is its anchor on its category's page."""
+
+    KIND: ClassVar[str] = "source"
+    PROSE_FIELDS = ("title", "annotation", "body")
+    REF_FIELDS = (
+        RefField("authors", "person"),
+        RefField("publisher", "party"),
+        RefField("disputed_by", "party"),
+    )
+
+    category: Category = Field(description="company, press, research or other.")
+    authors: list[str] = Field(default_factory=list, description="Ids of the people who wrote it.")
+    publisher: str | None = Field(default=None, description="The publishing party's id.")
+    publication: str | None = Field(
+        default=None, description="The name printed with the work where it is not the party's."
+    )
+    date: Day | None = Field(default=None, description="The day the work was published.")
+    updated: Day | None = Field(default=None, description="The day it was last updated.")
+    urls: list[str] = Field(default_factory=list, description="Where it can be read.")
+    italic_title: bool = Field(
+        default=False, description="A book, report or essay: the title is set in italics."
+    )
+    reprint: str | None = Field(default=None, description="Where and when it was reprinted.")
+    annotation: str = Field(
+        default="",
+        description="What the record takes from it; words in curly quotes are quotes.",
+    )
+    read: str | None = Field(
+        default=None, description="What was read, where that is not the whole work."
+    )
+    sponsor: str | None = Field(default=None, description="Who sponsored it, as it says.")
+    disputed_by: list[str] = Field(
+        default_factory=list, description="Parties that deny what it reports."
+    )
+    library: list[str] = Field(
+        default_factory=list, description="Shelf ids (S1, S2, …) of its copies in the Library."
+    )
+    quality: str | None = Field(
+        default=None, description="primary, secondary or weak: how close it stands to the facts."
+    )
+
+
+class Person(Entity):
+    KIND: ClassVar[str] = "person"
+    PROSE_FIELDS = ("body",)
+    REF_FIELDS = (RefField("affiliations", "party"),)
+
+    affiliations: list[str] = Field(
+        default_factory=list, description="Ids of the parties the person works for."
+    )
+    role: str = Field(default="", description="One line: who the person is.")
+    url: str | None = Field(default=None, description="The person's own page.")
+
+
+class PartyType(str, Enum):
+    COMPANY = "company"
+    AGENCY = "agency"
+    INVESTOR = "investor"
+    UTILITY = "utility"
+    GOVERNMENT = "government"
+    PUBLISHER = "publisher"
+    RESEARCH = "research"
+
+
+class Party(Entity):
+    """A company, agency or investor; its campus roles come from the campuses."""
+
+    KIND: ClassVar[str] = "party"
+    PROSE_FIELDS = ("sells", "body")
+
+    type: PartyType = Field(description="company, agency, investor, utility, government, …")
+    sells: str = Field(
+        default="",
+        description="Disclosure: what it sells into the market the record measures.",
+    )
+    url: str | None = Field(default=None, description="The party's own site.")
+    figures: list[Figure] = Field(default_factory=list, description="The party's numbers.")
+
+
+class CorrectionScope(str, Enum):
+    BOOK = "book"
+    SOURCE = "source"
+
+
+class Correction(Entity):
+    """Where the book was wrong, or where one of its sources was."""
+
+    KIND: ClassVar[str] = "correction"
+    PROSE_FIELDS = ("title", "wrong", "right", "body")
+    REF_FIELDS = (RefField("chapter", "chapter"), RefField("source", "source"))
+
+    scope: CorrectionScope = Field(description="book: the book was wrong; source: a source was.")
+    date: Day = Field(description="The day the correction was logged.")
+    chapter: str | None = Field(default=None, description="The chapter it corrects.")
+    source: str | None = Field(default=None, description="The source that was wrong, or the one that shows it.")
+    wrong: str = Field(description="What was said.")
+    right: str = Field(description="What is so.")
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("term", "terms", Term, "Term", "Glossary", mentionable=True,
+         description="A glossary entry."),
+    Kind("chapter", "chapters", Chapter, "Chapter", "Chapters",
+         description="A chapter of the book, with its notes."),
+    Kind("campus", "campuses", Campus, "Campus", "Campuses", mentionable=True,
+         description="A data-center campus of the ledger."),
+    Kind("indicator", "indicators", Indicator, "Scorecard indicator", "Scorecard",
+         description="A numbered scorecard row."),
+    Kind("test", "tests", BookTest, "Test", "Tests",
+         description="A dated, checkable proposition of the book."),
+    Kind("source", "sources", Source, "Source", "Sources",
+         description="A cited work."),
+    Kind("person", "people", Person, "Person", "People", mentionable=True,
+         description="A person: an author, an executive, an official."),
+    Kind("party", "parties", Party, "Party", "Who builds and pays", mentionable=True,
+         description="A company, agency or investor."),
+    Kind("correction", "corrections", Correction, "Correction", "Corrections",
+         description="Where the book or a source was wrong."),
+)
+
+_BY_NAME = {k.name: k for k in KINDS}
+_BY_FOLDER = {k.folder: k for k in KINDS}
+
+
+def kind_by_name(name: str) -> Kind | None:
+    return _BY_NAME.get(name)
+
+
+def kind_by_folder(folder: str) -> Kind | None:
+    return _BY_FOLDER.get(folder)

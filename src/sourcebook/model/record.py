@@ -1,0 +1,40 @@
+"""The read record: every entity by kind and id, the settings, and the Library's items."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sourcebook.model.base import Entity
+from sourcebook.model.kinds import KINDS
+from sourcebook.model.settings import Settings
+
+
+@dataclass
+class Record:
+    root: Path
+    settings: Settings
+    entities: dict[str, dict[str, Entity]] = field(
+        default_factory=lambda: {k.name: {} for k in KINDS}
+    )
+    broken: set[tuple[str, str]] = field(default_factory=set)
+    """(kind, id) of files that exist but could not be read: not reported again as unknown."""
+
+    def get(self, kind: str, entity_id: str) -> Entity | None:
+        return self.entities.get(kind, {}).get(entity_id)
+
+    def of(self, kind: str) -> list[Entity]:
+        """Entities of a kind in id order."""
+        table = self.entities.get(kind, {})
+        return [table[i] for i in sorted(table)]
+
+    def __iter__(self) -> Iterator[Entity]:
+        for kind in KINDS:
+            yield from self.of(kind.name)
+
+    def __len__(self) -> int:
+        return sum(len(t) for t in self.entities.values())
+
+    def add(self, entity: Entity) -> None:
+        self.entities.setdefault(entity.KIND, {})[entity.id] = entity

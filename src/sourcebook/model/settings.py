@@ -1,0 +1,53 @@
+"""`sourcebook.toml`: the book a record belongs to and how its site is published."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Book(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(description="The book's title, as in the page titles.")
+    subtitle: str = Field(default="", description="The book's subtitle.")
+    author: str = Field(default="", description="The author, as on the cover.")
+    house: str = Field(description="The imprint's name as it ends each page title.")
+    publisher: str = Field(default="", description="The publisher, in full, for the book's line.")
+    series: str = Field(default="", description="The series the book belongs to.")
+    volume: int = Field(default=1, ge=1, description="The book's volume in its series.")
+    closes: date = Field(description="The day the record closes: nothing may be dated later.")
+    licence: str = Field(default="CC-BY-4.0", description="The licence of the record's data.")
+
+
+class Site(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str = Field(default="", description="Scheme and host, such as https://example.com.")
+    base_path: str = Field(default="", description="Where the volume lives, such as /vol1.")
+    book_url: str = Field(default="", description="Where a reader buys the book.")
+    notify_url: str = Field(default="", description="Where a reader asks to hear when it is out.")
+    series_corrections_url: str = Field(
+        default="", description="The series-level 'Where its sources were wrong' page."
+    )
+    language: str = Field(default="en", description="The site's language (BCP 47).")
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_file_bytes: int = Field(
+        default=5_000_000, description="A record file larger than this is refused unread."
+    )
+    query_seconds: float = Field(default=2.0, description="Time limit of each derived query.")
+
+
+class Settings(BaseModel):
+    """The whole of sourcebook.toml."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    book: Book
+    site: Site = Field(default_factory=Site)
+    limits: Limits = Field(default_factory=Limits)

@@ -1,0 +1,76 @@
+"""Read `sourcebook.toml`, reporting problems at their line in the file."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from sourcebook.diagnostics import Diagnostics, Pos, did_you_mean
+from sourcebook.model.settings import Settings
+
+SETTINGS_FILE = "sourcebook.toml"
+
+
+class RecordError(Exception):
+    """A record that cannot be read at all; its message is one line for a person."""
+
+
+def read_settings(root: Path, shown_root: str, diagnostics: Diagnostics) -> Settings | None:
+    path = root / SETTINGS_FILE
+    shown = f"{shown_root}/{SETTINGS_FILE}" if shown_root not in ("", ".") else SETTINGS_FILE
+    if not root.is_dir():
+        raise RecordError(f"{shown_root}: no such folder")
+    if not path.is_file():
+        raise RecordError(
+            f"{shown_root}: no {SETTINGS_FILE} here, so this is not a record "
+            "(run 'sourcebook init DIR' to start one)"
+        )
+    try:
+        text = path.read_bytes().decode("utf-8")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        diagnostics.error(Pos(shown), "R002", f"not UTF-8 text (byte {exc.start})")
+        return None
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"line (\d+), column (\d+)", str(exc))
+        line, col = (int(found[1]), int(found[2])) if found else (1, 1)
+        message = re.sub(r"\s*\(at .*\)$", "", str(exc))
+        diagnostics.error(Pos(shown, line, col), "R001", f"malformed TOML: {message}")
+        return None
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        for error in exc.errors():
+            loc = [str(p) for p in error["loc"]]
+            pos = Pos(shown, _line_of(text, loc[-1]) if loc else 1, 1)
+            if error["type"] == "extra_forbidden":
+                hint = did_you_mean(loc[-1], _known_keys(loc))
+                diagnostics.error(pos, "S002", f"unknown setting '{'.'.join(loc)}'", hint)
+            elif error["type"] == "missing":
+                diagnostics.error(
+                    Pos(shown, _line_of(text, loc[0]) if len(loc) > 1 else 1, 1),
+                    "S001", f"missing setting '{'.'.join(loc)}'",
+                )
+            else:
+                diagnostics.error(pos, "S003", f"setting '{'.'.join(loc)}': {error['msg']}")
+        return None
+
+
+def _line_of(text: str, key: str) -> int:
+    """The first line that sets `key` (or opens table `[key]`); 1 when there is none."""
+    pattern = re.compile(rf"^\s*(\[{re.escape(key)}\]|{re.escape(key)}\s*=)", re.M)
+    found = pattern.search(text)
+    return text.count("\n", 0, found.start()) + 1 if found else 1
+
+
+def _known_keys(loc: list[str]) -> list[str]:
+    model: type = Settings
+    for part in loc[:-1]:
+        field = model.model_fields.get(part)
+        if field is None or not isinstance(field.annotation, type):
+            return []
+        model = field.annotation
+    return list(getattr(model, "model_fields", {}))
