@@ -1,76 +1,36 @@
-"""The command line: a thin shell over the pipeline. Heavy imports wait for their command."""
+"""The command line: a thin shell over the pipeline.
+
+Each verb lives in its own module under sourcebook.commands and is imported only
+when it runs (or when --help lists it), so that start-up stays instant.
+"""
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
+import importlib
 
 import click
 
-RECORD = click.argument(
-    "record", type=click.Path(file_okay=False, path_type=Path), default=Path("."), required=False
-)
+COMMANDS = {
+    "check": "sourcebook.commands.check:check",
+    "schema": "sourcebook.commands.schema:schema",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        command = getattr(importlib.import_module(module), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sourcebook")
 def main() -> None:
     """Keep a source-checked research record as plain files, check it, publish it."""
-
-
-@main.command()
-@RECORD
-@click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
-              help="text for people, json for editors and CI.")
-@click.option("--no-warnings", is_flag=True, help="Show errors only.")
-def check(record: Path, output: str, no_warnings: bool) -> None:
-    """Check RECORD (default: this folder) and report every problem found."""
-    from sourcebook.pipeline import check as run_check
-    from sourcebook.read import RecordError
-
-    try:
-        checked = run_check(record)
-    except RecordError as exc:
-        _fail(str(exc), output)
-    shown = [d for d in checked.diagnostics if not (no_warnings and d.severity.value == "warning")]
-    errors = len(checked.diagnostics.errors)
-    warnings = len(checked.diagnostics.warnings)
-    if output == "json":
-        click.echo(json.dumps({
-            "record": record.as_posix(),
-            "entities": len(checked.record) if checked.record else 0,
-            "errors": errors,
-            "warnings": warnings,
-            "diagnostics": [d.as_json() for d in shown],
-        }, indent=2, ensure_ascii=False))
-    else:
-        _print_text(shown, errors, warnings, len(checked.record) if checked.record else 0)
-    sys.exit(1 if errors else 0)
-
-
-def _print_text(shown: list, errors: int, warnings: int, entities: int) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-
-    console = Console(highlight=False, soft_wrap=True)
-    colour = {"error": "bold red", "warning": "yellow"}
-    for diagnostic in shown:
-        severity = diagnostic.severity.value
-        console.print(
-            f"[bold]{escape(str(diagnostic.pos))}:[/] [{colour[severity]}]{severity}[/] "
-            f"[dim]{diagnostic.code}[/] {escape(diagnostic.message)}"
-        )
-        if diagnostic.hint:
-            console.print(f"  [cyan]hint:[/] {escape(diagnostic.hint)}")
-    summary = f"{entities} entities: {errors} error{'s' * (errors != 1)}, " \
-              f"{warnings} warning{'s' * (warnings != 1)}"
-    console.print(f"[{'bold red' if errors else 'green'}]{summary}[/]")
-
-
-def _fail(message: str, output: str) -> None:
-    if output == "json":
-        click.echo(json.dumps({"error": message}))
-    else:
-        click.echo(f"error: {message}", err=True)
-    sys.exit(2)

@@ -24,7 +24,8 @@ RULES: list[Rule] = [
 ]
 
 
-def check_record(record: Record, graph: Graph, diagnostics: Diagnostics,
-                 rules: list[Rule] | None = None) -> None:
+def check_record(
+    record: Record, graph: Graph, diagnostics: Diagnostics, rules: list[Rule] | None = None
+) -> None:
     for rule in RULES if rules is None else rules:
         rule(record, graph, diagnostics)

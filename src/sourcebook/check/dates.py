@@ -19,18 +19,22 @@ def check_dates(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
             value = getattr(entity, name, None)
             if isinstance(value, str) and day_start(value) > closes:
                 diagnostics.error(
-                    entity.pos(name), "D001",
+                    entity.pos(name),
+                    "D001",
                     f"'{name}' {value} is after the record closes ({shown_close})",
                     "correct the day, or move [book] closes in sourcebook.toml",
                 )
         date, updated = getattr(entity, "date", None), getattr(entity, "updated", None)
-        if isinstance(date, str) and isinstance(updated, str) and day_end(updated) < day_start(date):
-            diagnostics.error(entity.pos("updated"), "D003",
-                              f"updated {updated} before it was published ({date})")
+        published = isinstance(date, str) and isinstance(updated, str)
+        if published and day_end(updated) < day_start(date):
+            diagnostics.error(
+                entity.pos("updated"), "D003", f"updated {updated} before it was published ({date})"
+            )
         for index, figure in enumerate(getattr(entity, "figures", [])):
             if figure.status.value in _PAST_STATUSES and day_start(figure.as_of) > closes:
                 diagnostics.error(
-                    entity.pos("figures", index, "as_of"), "D001",
+                    entity.pos("figures", index, "as_of"),
+                    "D001",
                     f"figure '{figure.metric}' ({figure.status.value}) holds for {figure.as_of}, "
                     f"after the record closes ({shown_close})",
                     "a figure for a later day is projected, planned or announced",

@@ -32,7 +32,9 @@ def check_names(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
                 owners[folded] = entity.key
             elif frozenset((first, entity.key)) not in pairs:
                 diagnostics.error(
-                    pos, "L004", f"name '{name}' also names {first[0]} '{first[1]}'",
+                    pos,
+                    "L004",
+                    f"name '{name}' also names {first[0]} '{first[1]}'",
                     "a name may stand for one entity: drop the alias, or for a term that names "
                     f"the other, write same_as: {first[0]}:{first[1]}",
                 )
@@ -49,8 +51,9 @@ def _same_as_pairs(record: Record) -> set[frozenset]:
     return pairs
 
 
-def _check_plural_clashes(owners: dict, pairs: set, record: Record,
-                          diagnostics: Diagnostics) -> None:
+def _check_plural_clashes(
+    owners: dict, pairs: set, record: Record, diagnostics: Diagnostics
+) -> None:
     """A name that is another's plural (Megapack, Megapacks) makes mentions ambiguous."""
     for folded, owner in owners.items():
         for form in plural_forms(folded)[1:]:
@@ -59,7 +62,8 @@ def _check_plural_clashes(owners: dict, pairs: set, record: Record,
                 entity = record.get(*other)
                 if entity is not None:
                     diagnostics.warning(
-                        entity.pos("title"), "L007",
+                        entity.pos("title"),
+                        "L007",
                         f"'{form}' is the plural of a name of {owner[0]} '{owner[1]}'",
                         "mentions of the plural will be found as this entity",
                     )

@@ -19,34 +19,53 @@ def check_references(record: Record, graph: Graph, diagnostics: Diagnostics) -> 
             shown = ref.pos
             if len(kinds) > 1 and ":" not in ref.text:
                 diagnostics.error(
-                    shown, "L005", f"[[{ref.text}]] is ambiguous: a {' and a '.join(kinds)}",
+                    shown,
+                    "L005",
+                    f"[[{ref.text}]] is ambiguous: a {' and a '.join(kinds)}",
                     f"write [[{kinds[0]}:{ref.text}]] or [[{kinds[1]}:{ref.text}]]",
                 )
     for term in record.of("term"):
         if term.id in getattr(term, "related", []):
             index = term.related.index(term.id)
-            diagnostics.warning(term.pos("related", index), "L006",
-                                f"term '{term.id}' lists itself as related", "remove it")
+            diagnostics.warning(
+                term.pos("related", index),
+                "L006",
+                f"term '{term.id}' lists itself as related",
+                "remove it",
+            )
 
 
 def _report_unresolved(ref: Ref, record: Record, diagnostics: Diagnostics) -> None:
     kind, target = ref.target
     if ref.via == "cite":
-        diagnostics.error(ref.pos, "L003", f"citation of a source that does not exist: @{target}",
-                          did_you_mean(target, record.entities["source"]))
+        diagnostics.error(
+            ref.pos,
+            "L003",
+            f"citation of a source that does not exist: @{target}",
+            did_you_mean(target, record.entities["source"]),
+        )
         return
     if ref.field == "same_as":
-        diagnostics.error(ref.pos, "L002", f"same_as '{ref.text}' names no entity",
-                          "write kind:id, such as party:tva")
+        diagnostics.error(
+            ref.pos,
+            "L002",
+            f"same_as '{ref.text}' names no entity",
+            "write kind:id, such as party:tva",
+        )
         return
     if kind == "?":
         every = {i for table in record.entities.values() for i in table}
-        diagnostics.error(ref.pos, "L001", f"[[{target}]] names no entity",
-                          did_you_mean(target, every))
+        diagnostics.error(
+            ref.pos, "L001", f"[[{target}]] names no entity", did_you_mean(target, every)
+        )
         return
     if kind not in KIND_NAMES:
-        diagnostics.error(ref.pos, "L002", f"unknown kind '{kind}' in [[{kind}:{target}]]",
-                          did_you_mean(kind, KIND_NAMES))
+        diagnostics.error(
+            ref.pos,
+            "L002",
+            f"unknown kind '{kind}' in [[{kind}:{target}]]",
+            did_you_mean(kind, KIND_NAMES),
+        )
         return
     hint = did_you_mean(target, record.entities[kind])
     if hint is None:

@@ -11,11 +11,16 @@ def check_usage(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
     for term in record.of("term"):
         if not any(r.source != term.key and r.field != "same_as" for r in graph.incoming(term.key)):
             diagnostics.warning(
-                term.pos("title"), "U001", f"term '{term.id}' is used by nothing in the record",
+                term.pos("title"),
+                "U001",
+                f"term '{term.id}' is used by nothing in the record",
                 "mention it in prose, list it as related, or remove it",
             )
     for entity in record:
         if entity.draft:
-            diagnostics.warning(entity.pos("draft"), "U002",
-                                f"{entity.KIND} '{entity.id}' is a draft",
-                                "the site marks it as a draft until draft: true is removed")
+            diagnostics.warning(
+                entity.pos("draft"),
+                "U002",
+                f"{entity.KIND} '{entity.id}' is a draft",
+                "the site marks it as a draft until draft: true is removed",
+            )

@@ -73,8 +73,11 @@ class BacklinkIndex:
         )
         skip_terms = isinstance(entity, Term)
         result.record = sorted(
-            (u for u in users.values()
-             if not isinstance(u, (Chapter, Source)) and not (skip_terms and isinstance(u, Term))),
+            (
+                u
+                for u in users.values()
+                if not isinstance(u, (Chapter, Source)) and not (skip_terms and isinstance(u, Term))
+            ),
             key=lambda u: (_KIND_ORDER[u.KIND], sort_key(u)),
         )
         return result

@@ -99,14 +99,32 @@ def _link_fields(entity: Entity, record: Record, graph: Graph) -> None:
                 continue
             target = (ref_field.kind, value)
             resolved = record.get(*target) is not None or target in record.broken
-            graph.add(Ref(entity.key, target, "field", ref_field.path, entity.pos(*path),
-                          value, resolved=resolved))
+            graph.add(
+                Ref(
+                    entity.key,
+                    target,
+                    "field",
+                    ref_field.path,
+                    entity.pos(*path),
+                    value,
+                    resolved=resolved,
+                )
+            )
     same_as = getattr(entity, "same_as", None)
     if same_as:
         kind, _, target_id = same_as.partition(":")
         target = (kind, target_id)
-        graph.add(Ref(entity.key, target, "field", "same_as", entity.pos("same_as"), same_as,
-                      resolved=record.get(*target) is not None))
+        graph.add(
+            Ref(
+                entity.key,
+                target,
+                "field",
+                "same_as",
+                entity.pos("same_as"),
+                same_as,
+                resolved=record.get(*target) is not None,
+            )
+        )
 
 
 def _values(entity: Entity, parts: list[str]) -> list[tuple[Any, tuple]]:
@@ -124,32 +142,67 @@ def _values(entity: Entity, parts: list[str]) -> list[tuple[Any, tuple]]:
     return found
 
 
-def _link_prose(entity: Entity, name: str, text: str, record: Record, matcher: NameMatcher,
-                graph: Graph) -> None:
+def _link_prose(
+    entity: Entity, name: str, text: str, record: Record, matcher: NameMatcher, graph: Graph
+) -> None:
     base = entity.prose_pos(name)
     positions = _Positions(base, text)
     for link in prose.wiki_links(text):
         target = _resolve_wiki(link, record)
-        graph.add(Ref(entity.key, target, "wiki", name, positions.at(link.start), link.target,
-                      resolved=record.get(*target) is not None or target in record.broken))
+        graph.add(
+            Ref(
+                entity.key,
+                target,
+                "wiki",
+                name,
+                positions.at(link.start),
+                link.target,
+                resolved=record.get(*target) is not None or target in record.broken,
+            )
+        )
     for cite in prose.citations(text):
         target = ("source", cite.source)
-        graph.add(Ref(entity.key, target, "cite", name, positions.at(cite.start), cite.source,
-                      cite.locator, resolved=record.get(*target) is not None
-                      or target in record.broken))
+        graph.add(
+            Ref(
+                entity.key,
+                target,
+                "cite",
+                name,
+                positions.at(cite.start),
+                cite.source,
+                cite.locator,
+                resolved=record.get(*target) is not None or target in record.broken,
+            )
+        )
     default_source = entity.id if entity.KIND == "source" else None
     for quote in prose.quotes(text):
         source = quote.cited or default_source
         if source is not None:
-            graph.quotes.append(QuoteClaim(entity.key, name, source, quote.text,
-                                           positions.at(quote.start + 1), quote.locator))
+            graph.quotes.append(
+                QuoteClaim(
+                    entity.key,
+                    name,
+                    source,
+                    quote.text,
+                    positions.at(quote.start + 1),
+                    quote.locator,
+                )
+            )
     for span in prose.marked_spans(text):
         graph.marked.append((entity.key, span.mark, positions.at(span.start)))
     for mention in matcher.find(text, prose.masked_regions(text)):
         for target in mention.targets:
             if target != entity.key:
-                graph.add(Ref(entity.key, target, "mention", name, positions.at(mention.start),
-                              text[mention.start:mention.end]))
+                graph.add(
+                    Ref(
+                        entity.key,
+                        target,
+                        "mention",
+                        name,
+                        positions.at(mention.start),
+                        text[mention.start : mention.end],
+                    )
+                )
 
 
 def _resolve_wiki(link: prose.WikiLink, record: Record) -> Key:

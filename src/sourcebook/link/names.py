@@ -31,16 +31,20 @@ def _fold(text: str) -> str:
 
 
 def plural_forms(name: str) -> list[str]:
-    """The name and its plurals: the last word takes -s, -es, or y → -ies."""
-    last = name[-1:]
-    if not last.isalpha():
+    """The name and its English plural: -s, -es after a sibilant, consonant + y → -ies.
+
+    A name that already ends in a single s (such as "122 days") is taken as plural.
+    """
+    if not name[-1:].isalpha():
         return [name]
-    forms = [name, name + "s"]
-    if name.endswith(("s", "x", "z", "ch", "sh")):
-        forms.append(name + "es")
-    elif name.endswith("y") and len(name) > 1 and name[-2] not in "aeiou":
-        forms.append(name[:-1] + "ies")
-    return forms
+    lowered = name.lower()
+    if lowered.endswith(("ss", "x", "z", "ch", "sh")):
+        return [name, name + "es"]
+    if lowered.endswith("s"):
+        return [name]
+    if lowered.endswith("y") and len(name) > 1 and lowered[-2] not in "aeiou":
+        return [name, name[:-1] + "ies"]
+    return [name, name + "s"]
 
 
 class NameMatcher:

@@ -58,8 +58,9 @@ def wiki_links(text: str) -> list[WikiLink]:
     for m in WIKI_LINK.finditer(text):
         target = m[1].strip()
         kind, _, bare = target.partition(":") if ":" in target else (None, "", target)
-        out.append(WikiLink(m.start(), m.end(), bare.strip(), kind and kind.strip(),
-                            m[2] and m[2].strip()))
+        out.append(
+            WikiLink(m.start(), m.end(), bare.strip(), kind and kind.strip(), m[2] and m[2].strip())
+        )
     return out
 
 
@@ -88,8 +89,15 @@ def quotes(text: str) -> list[Quote]:
         while after < len(text) and text[after] in " ,.;:\u00a0":
             after += 1
         cited = cites.get(after)
-        out.append(Quote(m.start(), m.end(), m[1], cited.source if cited else None,
-                         cited.locator if cited else None))
+        out.append(
+            Quote(
+                m.start(),
+                m.end(),
+                m[1],
+                cited.source if cited else None,
+                cited.locator if cited else None,
+            )
+        )
     return out
 
 

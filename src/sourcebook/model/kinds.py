@@ -6,7 +6,7 @@ JSON Schemas are checked against these classes.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -53,7 +53,7 @@ class Chapter(Entity):
     summary: str = Field(description="One line: what the chapter is about.")
 
 
-class CampusStatus(str, Enum):
+class CampusStatus(StrEnum):
     ANNOUNCED = "announced"
     PLANNED = "planned"
     UNDER_CONSTRUCTION = "under construction"
@@ -61,7 +61,7 @@ class CampusStatus(str, Enum):
     CANCELLED = "cancelled"
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     OWNER = "owner"
     OPERATOR = "operator"
     TENANT = "tenant"
@@ -80,7 +80,7 @@ class CampusParty(Strict):
     source: str | None = Field(default=None, description="The id of the source that says so.")
 
 
-class Grade(str, Enum):
+class Grade(StrEnum):
     """How well a figure is evidenced; see docs/record-format.md."""
 
     DOCUMENTED = "documented"
@@ -90,7 +90,7 @@ class Grade(str, Enum):
     ESTIMATED = "estimated"
 
 
-class FigureStatus(str, Enum):
+class FigureStatus(StrEnum):
     ANNOUNCED = "announced"
     PLANNED = "planned"
     UNDER_CONSTRUCTION = "under construction"
@@ -163,7 +163,7 @@ class BookTest(Entity):
     query: str | None = Field(default=None, description="Read-only SQL that judges the claim.")
 
 
-class Category(str, Enum):
+class Category(StrEnum):
     COMPANY = "company"
     PRESS = "press"
     RESEARCH = "research"
@@ -225,7 +225,7 @@ class Person(Entity):
     url: str | None = Field(default=None, description="The person's own page.")
 
 
-class PartyType(str, Enum):
+class PartyType(StrEnum):
     COMPANY = "company"
     AGENCY = "agency"
     INVESTOR = "investor"
@@ -250,7 +250,7 @@ class Party(Entity):
     figures: list[Figure] = Field(default_factory=list, description="The party's numbers.")
 
 
-class CorrectionScope(str, Enum):
+class CorrectionScope(StrEnum):
     BOOK = "book"
     SOURCE = "source"
 
@@ -265,30 +265,77 @@ class Correction(Entity):
     scope: CorrectionScope = Field(description="book: the book was wrong; source: a source was.")
     date: Day = Field(description="The day the correction was logged.")
     chapter: str | None = Field(default=None, description="The chapter it corrects.")
-    source: str | None = Field(default=None, description="The source that was wrong, or the one that shows it.")
+    source: str | None = Field(
+        default=None, description="The source that was wrong, or the one that shows it."
+    )
     wrong: str = Field(description="What was said.")
     right: str = Field(description="What is so.")
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("term", "terms", Term, "Term", "Glossary", mentionable=True,
-         description="A glossary entry."),
-    Kind("chapter", "chapters", Chapter, "Chapter", "Chapters",
-         description="A chapter of the book, with its notes."),
-    Kind("campus", "campuses", Campus, "Campus", "Campuses", mentionable=True,
-         description="A data-center campus of the ledger."),
-    Kind("indicator", "indicators", Indicator, "Scorecard indicator", "Scorecard",
-         description="A numbered scorecard row."),
-    Kind("test", "tests", BookTest, "Test", "Tests",
-         description="A dated, checkable proposition of the book."),
-    Kind("source", "sources", Source, "Source", "Sources",
-         description="A cited work."),
-    Kind("person", "people", Person, "Person", "People", mentionable=True,
-         description="A person: an author, an executive, an official."),
-    Kind("party", "parties", Party, "Party", "Who builds and pays", mentionable=True,
-         description="A company, agency or investor."),
-    Kind("correction", "corrections", Correction, "Correction", "Corrections",
-         description="Where the book or a source was wrong."),
+    Kind(
+        "term", "terms", Term, "Term", "Glossary", mentionable=True, description="A glossary entry."
+    ),
+    Kind(
+        "chapter",
+        "chapters",
+        Chapter,
+        "Chapter",
+        "Chapters",
+        description="A chapter of the book, with its notes.",
+    ),
+    Kind(
+        "campus",
+        "campuses",
+        Campus,
+        "Campus",
+        "Campuses",
+        mentionable=True,
+        description="A data-center campus of the ledger.",
+    ),
+    Kind(
+        "indicator",
+        "indicators",
+        Indicator,
+        "Scorecard indicator",
+        "Scorecard",
+        description="A numbered scorecard row.",
+    ),
+    Kind(
+        "test",
+        "tests",
+        BookTest,
+        "Test",
+        "Tests",
+        description="A dated, checkable proposition of the book.",
+    ),
+    Kind("source", "sources", Source, "Source", "Sources", description="A cited work."),
+    Kind(
+        "person",
+        "people",
+        Person,
+        "Person",
+        "People",
+        mentionable=True,
+        description="A person: an author, an executive, an official.",
+    ),
+    Kind(
+        "party",
+        "parties",
+        Party,
+        "Party",
+        "Who builds and pays",
+        mentionable=True,
+        description="A company, agency or investor.",
+    ),
+    Kind(
+        "correction",
+        "corrections",
+        Correction,
+        "Correction",
+        "Corrections",
+        description="Where the book or a source was wrong.",
+    ),
 )
 
 _BY_NAME = {k.name: k for k in KINDS}

@@ -17,6 +17,16 @@ except ImportError:  # pragma: no cover - libyaml is present on every supported 
 Path_ = tuple[str | int, ...]
 
 
+class RecordLoader(SafeLoader):  # type: ignore[misc,valid-type]
+    """YAML as usual, but days stay text: the model checks them and says where one is wrong."""
+
+
+RecordLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
 class FrontMatterError(Exception):
     """A problem that stops a file from being read; carries its position and code."""
 
@@ -38,7 +48,9 @@ def split(text: str, file: str) -> tuple[str, int, str, int]:
     """(yaml, first yaml line, body, first body line) of a file that opens with `---`."""
     if not text.startswith("---"):
         raise FrontMatterError(
-            Pos(file), "R007", "no front matter",
+            Pos(file),
+            "R007",
+            "no front matter",
             "an entity file opens with a line '---', its YAML fields, and another '---'",
         )
     first_newline = text.find("\n")
@@ -55,7 +67,9 @@ def split(text: str, file: str) -> tuple[str, int, str, int]:
             return yaml_text, 2, body, line + 1
         if end == -1:
             raise FrontMatterError(
-                Pos(file, 1, 1), "R008", "front matter is not closed",
+                Pos(file, 1, 1),
+                "R008",
+                "front matter is not closed",
                 "close it with a line '---' before the Markdown body",
             )
         offset = end + 1
@@ -65,7 +79,7 @@ def split(text: str, file: str) -> tuple[str, int, str, int]:
 def parse(text: str, file: str) -> Parsed:
     """Parse a whole entity file. Raises FrontMatterError for what cannot be read."""
     yaml_text, yaml_line, body, body_line = split(text, file)
-    loader = SafeLoader(yaml_text)
+    loader = RecordLoader(yaml_text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -75,7 +89,9 @@ def parse(text: str, file: str) -> Parsed:
         col = (mark.column + 1) if mark else 1
         problem = exc.problem or exc.context or "malformed YAML"
         raise FrontMatterError(
-            Pos(file, line, col), "R001", f"malformed YAML: {problem}",
+            Pos(file, line, col),
+            "R001",
+            f"malformed YAML: {problem}",
             "check indentation and quote values that contain ': ' or start with a symbol",
         ) from None
     except (yaml.YAMLError, ValueError, OverflowError) as exc:
@@ -87,7 +103,9 @@ def parse(text: str, file: str) -> Parsed:
     if not isinstance(data, dict):
         shown = type(data).__name__
         raise FrontMatterError(
-            Pos(file, yaml_line, 1), "R004", f"front matter is a {shown}, not a mapping of fields",
+            Pos(file, yaml_line, 1),
+            "R004",
+            f"front matter is a {shown}, not a mapping of fields",
             "write one 'field: value' per line",
         )
     parsed = Parsed(data=data, body=body, body_pos=Pos(file, body_line, 1))

@@ -41,8 +41,9 @@ def _shown(path: Path, root: Path, shown_root: str) -> str:
     return relative if shown_root == "." else f"{shown_root}/{relative}"
 
 
-def _entity_files(folder: Path, root: Path, shown_root: str, diagnostics: Diagnostics
-                  ) -> Iterator[Path]:
+def _entity_files(
+    folder: Path, root: Path, shown_root: str, diagnostics: Diagnostics
+) -> Iterator[Path]:
     """Markdown files below `folder` in a stable order; links are followed once, never looped."""
     if not folder.is_dir():
         return
@@ -51,7 +52,8 @@ def _entity_files(folder: Path, root: Path, shown_root: str, diagnostics: Diagno
         real = os.path.realpath(dirpath)
         if real in visited:
             diagnostics.error(
-                Pos(_shown(Path(dirpath), root, shown_root)), "R009",
+                Pos(_shown(Path(dirpath), root, shown_root)),
+                "R009",
                 "symbolic link loop: this folder leads back to one already read",
                 "remove the link",
             )
@@ -65,8 +67,9 @@ def _entity_files(folder: Path, root: Path, shown_root: str, diagnostics: Diagno
                 yield Path(dirpath) / name
 
 
-def _read_entity(path: Path, kind: Kind, shown: str, record: Record,
-                 diagnostics: Diagnostics) -> None:
+def _read_entity(
+    path: Path, kind: Kind, shown: str, record: Record, diagnostics: Diagnostics
+) -> None:
     entity_id = path.stem
     try:
         text = _read_text(path, shown, record.settings.limits.max_file_bytes)
@@ -79,18 +82,23 @@ def _read_entity(path: Path, kind: Kind, shown: str, record: Record,
         diagnostics.error(pos, "S006", f"field '{name}' is given twice", "keep one of them")
     if not ID_PATTERN.match(entity_id):
         diagnostics.error(
-            Pos(shown), "S005", f"id '{entity_id}' is not lowercase letters, digits and hyphens",
+            Pos(shown),
+            "S005",
+            f"id '{entity_id}' is not lowercase letters, digits and hyphens",
             "rename the file: its stem is the entity's id",
         )
     if "id" in parsed.data or "body" in parsed.data:
         key = "id" if "id" in parsed.data else "body"
         diagnostics.error(
-            parsed.positions.get((key,), Pos(shown)), "S002", f"unknown field '{key}'",
+            parsed.positions.get((key,), Pos(shown)),
+            "S002",
+            f"unknown field '{key}'",
             "the id is the file's name and the body is the Markdown after the front matter",
         )
         parsed.data.pop(key)
-    entity = _validate(kind, entity_id, parsed.data, parsed.body, shown, parsed.positions,
-                       diagnostics)
+    entity = _validate(
+        kind, entity_id, parsed.data, parsed.body, shown, parsed.positions, diagnostics
+    )
     if entity is None:
         record.broken.add((kind.name, entity_id))
         return
@@ -100,7 +108,9 @@ def _read_entity(path: Path, kind: Kind, shown: str, record: Record,
     if entity_id in record.entities[kind.name]:
         first = record.entities[kind.name][entity_id].file
         diagnostics.error(
-            Pos(shown), "S004", f"duplicate {kind.name} id '{entity_id}' (also {first})",
+            Pos(shown),
+            "S004",
+            f"duplicate {kind.name} id '{entity_id}' (also {first})",
             "ids are file stems and must be unique within a kind",
         )
         return
@@ -114,7 +124,9 @@ def _read_text(path: Path, shown: str, limit: int) -> str:
         raise FrontMatterError(Pos(shown), "R009", f"cannot be read: {exc.strerror}") from None
     if size > limit:
         raise FrontMatterError(
-            Pos(shown), "R005", f"file is {size:,} bytes, over the limit of {limit:,}",
+            Pos(shown),
+            "R005",
+            f"file is {size:,} bytes, over the limit of {limit:,}",
             "split it, or raise [limits] max_file_bytes in sourcebook.toml",
         )
     if size == 0:
@@ -125,14 +137,23 @@ def _read_text(path: Path, shown: str, limit: int) -> str:
     except UnicodeDecodeError as exc:
         before = data[: exc.start].decode("utf-8", "replace")
         raise FrontMatterError(
-            Pos(shown).shifted(before), "R002", f"not UTF-8 text (byte 0x{data[exc.start]:02x})",
+            Pos(shown).shifted(before),
+            "R002",
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x})",
             "save the file as UTF-8",
         ) from None
     return text.removeprefix("\ufeff").replace("\r\n", "\n")
 
 
-def _validate(kind: Kind, entity_id: str, data: dict[str, Any], body: str, shown: str,
-              positions: dict, diagnostics: Diagnostics) -> Entity | None:
+def _validate(
+    kind: Kind,
+    entity_id: str,
+    data: dict[str, Any],
+    body: str,
+    shown: str,
+    positions: dict,
+    diagnostics: Diagnostics,
+) -> Entity | None:
     try:
         return kind.model.model_validate({**data, "id": entity_id, "body": body})
     except ValidationError as exc:
@@ -141,20 +162,23 @@ def _validate(kind: Kind, entity_id: str, data: dict[str, Any], body: str, shown
         return None
 
 
-def _report(error: Any, kind: Kind, shown: str, positions: dict,
-            diagnostics: Diagnostics) -> None:
+def _report(error: Any, kind: Kind, shown: str, positions: dict, diagnostics: Diagnostics) -> None:
     loc = tuple(error["loc"])
     field = ".".join(str(p) for p in loc)
     pos = _nearest(positions, loc, shown)
     if error["type"] == "missing":
         diagnostics.error(
-            _nearest(positions, loc[:-1], shown), "S001", f"missing field '{field}'",
+            _nearest(positions, loc[:-1], shown),
+            "S001",
+            f"missing field '{field}'",
             f"a {kind.name} needs '{loc[-1]}:' in its front matter",
         )
     elif error["type"] == "extra_forbidden":
         known = kind.model.front_matter_fields() if len(loc) == 1 else {}
         diagnostics.error(
-            pos, "S002", f"unknown field '{field}' for a {kind.name}",
+            pos,
+            "S002",
+            f"unknown field '{field}' for a {kind.name}",
             did_you_mean(str(loc[-1]), known) or "see docs/record-format.md for the fields",
         )
     else:

@@ -52,7 +52,8 @@ def read_settings(root: Path, shown_root: str, diagnostics: Diagnostics) -> Sett
             elif error["type"] == "missing":
                 diagnostics.error(
                     Pos(shown, _line_of(text, loc[0]) if len(loc) > 1 else 1, 1),
-                    "S001", f"missing setting '{'.'.join(loc)}'",
+                    "S001",
+                    f"missing setting '{'.'.join(loc)}'",
                 )
             else:
                 diagnostics.error(pos, "S003", f"setting '{'.'.join(loc)}': {error['msg']}")

@@ -1,0 +1,23 @@
+"""Arguments and exits shared by the commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+RECORD = click.argument(
+    "record", type=click.Path(file_okay=False, path_type=Path), default=Path("."), required=False
+)
+
+
+def fail(message: str, output: str = "text") -> NoReturn:
+    """A one-line message for a person (or a JSON object), then exit status 2."""
+    if output == "json":
+        click.echo(json.dumps({"error": message}))
+    else:
+        click.echo(f"error: {message}", err=True)
+    sys.exit(2)

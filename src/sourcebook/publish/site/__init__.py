@@ -1,0 +1,5 @@
+"""The companion website: every page of a checked record, rendered as the exemplar page."""
+
+from sourcebook.publish.site.build import BuildError, build_site
+
+__all__ = ["BuildError", "build_site"]

@@ -1,0 +1,125 @@
+"""The URL of every page and entity, under the volume's base path, and the file behind each.
+
+URLs are the exemplar's: no trailing slash and no `.html` (`/vol1/glossary/cluster`).
+The page for `/vol1/glossary/cluster` is written to `vol1/glossary/cluster.html`, which
+static hosts serve at the bare URL (GitHub Pages, Netlify, Cloudflare Pages, nginx with
+`try_files $uri $uri.html`); `sourcebook serve` does the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sourcebook.model.base import Entity
+from sourcebook.model.settings import Site
+
+SECTIONS = {
+    "home": "",
+    "glossary": "glossary",
+    "ledger": "ledger",
+    "scorecard": "scorecard",
+    "sources": "sources",
+    "notes": "notes",
+    "companion": "companion",
+    "people": "people",
+    "parties": "parties",
+    "tests": "tests",
+    "corrections": "corrections",
+    "source-corrections": "corrections/sources",
+    "consent": "consent",
+    "sitemap": "sitemap.xml",
+}
+
+
+def _term(e: Entity) -> str:
+    return f"glossary/{e.id}"
+
+
+def _chapter(e: Entity) -> str:
+    return f"notes/{e.id}"
+
+
+def _campus(e: Entity) -> str:
+    return f"ledger/{e.id}"
+
+
+def _indicator(e: Entity) -> str:
+    return f"scorecard#row-{e.row}"  # type: ignore[attr-defined]
+
+
+def _test(e: Entity) -> str:
+    return f"tests/{e.id}"
+
+
+def _source(e: Entity) -> str:
+    return f"sources/{e.category.value}#{e.id}"  # type: ignore[attr-defined]
+
+
+def _person(e: Entity) -> str:
+    return f"people/{e.id}"
+
+
+def _party(e: Entity) -> str:
+    return f"parties/{e.id}"
+
+
+def _correction(e: Entity) -> str:
+    page = "corrections" if e.scope.value == "book" else "corrections/sources"  # type: ignore[attr-defined]
+    return f"{page}#{e.id}"
+
+
+ENTITY_PATHS: dict[str, Callable[[Entity], str]] = {
+    "term": _term,
+    "chapter": _chapter,
+    "campus": _campus,
+    "indicator": _indicator,
+    "test": _test,
+    "source": _source,
+    "person": _person,
+    "party": _party,
+    "correction": _correction,
+}
+"""Where each kind lives; a kind without its own page lives at an anchor of a list page."""
+
+
+def normalize_base_path(base_path: str) -> str:
+    """'/vol1' from 'vol1', '/vol1/' or '/vol1'; '' for the site's root."""
+    stripped = base_path.strip().strip("/")
+    return f"/{stripped}" if stripped else ""
+
+
+class Urls:
+    """Site-relative URLs (starting with /) and absolute ones for canonical links and feeds."""
+
+    def __init__(self, site: Site):
+        self.base = normalize_base_path(site.base_path)
+        self.origin = site.base_url.strip().rstrip("/")
+
+    def path(self, relative: str) -> str:
+        """The URL of a path below the volume: '' is the volume's home, '/vol1/'."""
+        return f"{self.base}/{relative}" if relative else f"{self.base}/"
+
+    def section(self, name: str) -> str:
+        return self.path(SECTIONS[name])
+
+    def entity(self, entity: Entity) -> str:
+        return self.path(ENTITY_PATHS[entity.KIND](entity))
+
+    def source_category(self, category: str) -> str:
+        return self.path(f"sources/{category}")
+
+    def static(self, name: str) -> str:
+        return self.path(f"static/{name}")
+
+    def absolute(self, url: str) -> str:
+        """The full URL where base_url is set; the site-relative one where it is not."""
+        return self.origin + url
+
+    @staticmethod
+    def file_for(url: str) -> str:
+        """The file, relative to the output folder, that serves `url`."""
+        path = url.split("#", 1)[0].lstrip("/")
+        if path == "" or path.endswith("/"):
+            return path + "index.html"
+        last = path.rsplit("/", 1)[-1]
+        return path if "." in last else path + ".html"

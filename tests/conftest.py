@@ -1,0 +1,65 @@
+"""Shared fixtures: small records written into a temporary folder, file by file."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+BUNDLED = REPO / "examples" / "compute-race"
+
+SETTINGS = """\
+[book]
+title = "A Small Book"
+house = "HOUSE"
+closes = 2026-11-08
+
+[site]
+base_path = "/vol1"
+"""
+
+CHAPTER = """\
+---
+title: The Stakes
+number: 1
+summary: What the race is for.
+---
+"""
+
+MakeRecord = Callable[..., Path]
+
+
+@pytest.fixture
+def make_record(tmp_path: Path) -> MakeRecord:
+    """Write a record: `make_record({"terms/cluster.md": "..."})`; text is dedented."""
+
+    def make(files: dict[str, str | bytes], settings: str = SETTINGS,
+             with_chapter: bool = True) -> Path:
+        root = tmp_path / "record"
+        root.mkdir(exist_ok=True)
+        (root / "sourcebook.toml").write_text(settings, encoding="utf-8")
+        if with_chapter:
+            files = {"chapters/chapter-1.md": CHAPTER, **files}
+        for name, content in files.items():
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(textwrap.dedent(content), encoding="utf-8")
+        return root
+
+    return make
+
+
+def term(title: str, definition: str = "A thing.", chapters: str = "[chapter-1]",
+         extra: str = "", body: str = "") -> str:
+    """The text of a term file."""
+    return f"---\ntitle: {title}\ndefinition: {definition}\nchapters: {chapters}\n{extra}---\n{body}"
+
+
+def codes(checked) -> list[str]:
+    return [d.code for d in checked.diagnostics]
