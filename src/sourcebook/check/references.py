@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sourcebook.diagnostics import Diagnostics, did_you_mean
 from sourcebook.link.graph import Graph, Ref
-from sourcebook.model.kinds import KINDS
+from sourcebook.model.kinds import KINDS, Term
 from sourcebook.model.record import Record
 
 KIND_NAMES = [k.name for k in KINDS]
@@ -25,7 +25,7 @@ def check_references(record: Record, graph: Graph, diagnostics: Diagnostics) -> 
                     f"write [[{kinds[0]}:{ref.text}]] or [[{kinds[1]}:{ref.text}]]",
                 )
     for term in record.of("term"):
-        if term.id in getattr(term, "related", []):
+        if isinstance(term, Term) and term.id in term.related:
             index = term.related.index(term.id)
             diagnostics.warning(
                 term.pos("related", index),

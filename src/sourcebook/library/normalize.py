@@ -27,17 +27,20 @@ NORMALIZATION_VERSION = "1"
 INSERTION_SPAN = 80
 """The most characters of the source that a bracketed insertion [like this] stands for."""
 
-_DROPPED = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+_DROPPED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _QUOTES = "'\"`\u00b4\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2032\u2033\u00ab\u00bb\u2039\u203a"
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d"
-_TABLE = {
-    **_DROPPED,
-    **dict.fromkeys(map(ord, _QUOTES), "'"),
-    **dict.fromkeys(map(ord, _DASHES), "-"),
+# One str.replace per mark present is far faster than str.translate on non-ASCII text.
+_MARKS = {
+    **dict.fromkeys(_DROPPED, ""),
+    **dict.fromkeys(_QUOTES[1:], "'"),
+    **dict.fromkeys(_DASHES, "-"),
 }
-_LINE_HYPHEN = re.compile(r"([^\W\d_])[-\u00ad\u2010\u2011][ \t]*\r?\n\s*(?=[^\W\d_])")
-_DASH_RUN = re.compile(r"\s*-+\s*")
-_SPACE = re.compile(r"\s+")
+# What NFKC would do to the commonest marks, done first so that most texts need no NFKC.
+_NFKC_COMMON = {"\u00a0": " ", "\u2026": "...", "\u202f": " ", "\u2009": " "}
+# The hyphen is matched first, then checked to follow a letter: a leading lookbehind
+# would make the engine try every position of the text.
+_LINE_HYPHEN = re.compile(r"[-\u00ad\u2010\u2011](?<=[^\W\d_].)[ \t]*\r?\n\s*(?=[^\W\d_])")
 
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:…|\.\s?\.\s?\.)\s*\]|\(\s*…\s*\)|…|\.\s?\.\s?\.)\s*")
 _INSERTION = re.compile(r"\s*\[[^\[\]]{1,200}\]\s*")
@@ -47,12 +50,26 @@ _LETTER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 def normalize(text: str) -> str:
     """The normalized form of a text: rules 1 to 6 above."""
-    text = unicodedata.normalize("NFKC", text)
-    text = _LINE_HYPHEN.sub(r"\1", text)
-    text = text.translate(_TABLE)
+    text = _replace_marks(text, _NFKC_COMMON)
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    if "\n" in text:
+        text = _LINE_HYPHEN.sub("", text)
+    text = " ".join(_replace_marks(text, _MARKS).split())
     if "-" in text:
-        text = _DASH_RUN.sub("-", text)
-    return _SPACE.sub(" ", text).strip()
+        text = text.replace(" -", "-").replace("- ", "-")
+        while "--" in text:
+            text = text.replace("--", "-")
+    return text
+
+
+def _replace_marks(text: str, marks: dict[str, str]) -> str:
+    if text.isascii():
+        return text.replace('"', "'") if marks is _MARKS else text
+    for mark, replacement in marks.items():
+        if mark in text:
+            text = text.replace(mark, replacement)
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +77,14 @@ class QuotePattern:
     """A quote made ready to look for: its literal parts and what may stand between them.
 
     `gaps[i]` is the most characters allowed between part i and part i+1: None for an
-    ellipsis (any number), INSERTION_SPAN for a bracketed insertion.
+    ellipsis (any number), INSERTION_SPAN for a bracketed insertion. A quote that opens
+    or closes with a gap may start or end inside a word of the source.
     """
 
     parts: tuple[str, ...]
     gaps: tuple[int | None, ...]
+    open_start: bool
+    open_end: bool
     regex: re.Pattern[str] | None
     """None where the quote is one literal part, looked for with str.find."""
 
@@ -75,62 +95,90 @@ class QuotePattern:
 
     @property
     def words(self) -> str:
-        """The quote as one line, each gap shown as …, for messages."""
-        out = self.parts[0] if self.parts else ""
-        for part in self.parts[1:]:
-            out += " … " + part
-        return out
+        """The quote's normalized words, each gap shown as …, for messages."""
+        return " … ".join(self.parts)
 
 
 def compile_quote(quote: str) -> QuotePattern:
     """Split a quote at its ellipses and insertions, and normalize each part."""
-    quote = quote.replace("*", "")
+    tokens: list[str | int | None] = []
+    for index, chunk in enumerate(_ELLIPSIS.split(quote.replace("*", ""))):
+        if index:
+            tokens.append(None)
+        for offset, piece in enumerate(_INSERTION.split(chunk)):
+            if offset:
+                tokens.append(INSERTION_SPAN)
+            tokens.append(normalize(piece))
     parts: list[str] = []
     gaps: list[int | None] = []
-    for index, chunk in enumerate(_ELLIPSIS.split(quote)):
-        pieces = _INSERTION.split(chunk)
-        for offset, piece in enumerate(pieces):
-            _append(parts, gaps, normalize(piece), None if offset == 0 and index else INSERTION_SPAN)
+    pending: int | None | bool = False
+    for token in tokens:
+        if isinstance(token, str):
+            if token:
+                if parts:
+                    gaps.append(None if pending is False else pending)  # type: ignore[arg-type]
+                parts.append(token)
+                pending = False
+            continue
+        pending = _wider(pending, token)
+    open_start = _opens_with_insertion(tokens)
+    open_end = _opens_with_insertion(tokens[::-1])
     if parts:
-        parts[0] = parts[0].lstrip(_EDGE_PUNCTUATION)
-        parts[-1] = parts[-1].rstrip(_EDGE_PUNCTUATION)
-        while parts and not parts[-1]:
-            parts.pop()
+        parts[0] = parts[0] if open_start else parts[0].lstrip(_EDGE_PUNCTUATION)
+        parts[-1] = parts[-1] if open_end else parts[-1].rstrip(_EDGE_PUNCTUATION)
+    parts, gaps = _drop_empty(parts, gaps)
+    simple = len(parts) == 1 and not _LETTER_HYPHEN.search(parts[0])
+    regex = None if simple or not parts else _regex(parts, gaps, open_start, open_end)
+    return QuotePattern(tuple(parts), tuple(gaps), open_start, open_end, regex)
+
+
+def _opens_with_insertion(tokens: list[str | int | None]) -> bool:
+    """Whether an insertion comes before the first words: then they may start mid-word."""
+    for token in tokens:
+        if isinstance(token, str):
+            if token:
+                return False
+        elif token is not None:
+            return True
+    return False
+
+
+def _wider(pending: int | None | bool, gap: int | None) -> int | None:
+    """Two gaps in a row: an ellipsis wins, two insertions add up."""
+    if pending is False:
+        return gap
+    if pending is None or gap is None:
+        return None
+    return int(pending) + gap
+
+
+def _drop_empty(
+    parts: list[str], gaps: list[int | None]
+) -> tuple[list[str], list[int | None]]:
+    while parts and not parts[-1]:
+        parts.pop()
+        if gaps:
             gaps.pop()
-    regex = None if len(parts) == 1 and not _LETTER_HYPHEN.search(parts[0]) else _regex(parts, gaps)
-    return QuotePattern(tuple(parts), tuple(gaps), regex)
+    while parts and not parts[0]:
+        parts.pop(0)
+        if gaps:
+            gaps.pop(0)
+    return parts, gaps
 
 
-def _append(parts: list[str], gaps: list[int | None], piece: str, gap: int | None) -> None:
-    """Add a literal part; a gap before the first part, or an empty part, widens a gap."""
-    if not parts:
-        if piece:
-            parts.append(piece)
-        return
-    if not piece:
-        if gaps and gap is None:
-            gaps[-1] = None
-        return
-    if len(gaps) == len(parts):
-        gap = None if gaps[-1] is None or gap is None else gaps[-1] + gap
-        gaps[-1] = gap
-        parts.append(piece)
-        return
-    gaps.append(gap)
-    parts.append(piece)
-
-
-def _regex(parts: list[str], gaps: list[int | None]) -> re.Pattern[str]:
+def _regex(
+    parts: list[str], gaps: list[int | None], open_start: bool, open_end: bool
+) -> re.Pattern[str]:
     pattern = ""
     for index, part in enumerate(parts):
         if index:
             gap = gaps[index - 1]
             pattern += ".*?" if gap is None else f".{{0,{gap}}}?"
         pattern += _LETTER_HYPHEN.sub("-?", re.escape(part).replace(r"\-", "-"))
-    head = r"(?<!\w)" if parts and _is_word(parts[0][0]) else ""
-    tail = r"(?!\w)" if parts and _is_word(parts[-1][-1]) else ""
+    head = r"(?<!\w)" if not open_start and is_word(parts[0][0]) else ""
+    tail = r"(?!\w)" if not open_end and is_word(parts[-1][-1]) else ""
     return re.compile(head + pattern + tail, re.S)
 
 
-def _is_word(char: str) -> bool:
+def is_word(char: str) -> bool:
     return char.isalnum() or char == "_"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import ahocorasick
@@ -66,7 +66,7 @@ class NameMatcher:
         if not self._empty:
             self._automaton.make_automaton()
 
-    def find(self, text: str, masked: list[tuple[int, int]] = ()) -> list[Mention]:
+    def find(self, text: str, masked: Sequence[tuple[int, int]] = ()) -> list[Mention]:
         """Mentions in `text`, longest first where they overlap, none inside `masked`."""
         if self._empty or not text:
             return []
@@ -91,7 +91,7 @@ class NameMatcher:
         return chosen
 
 
-def _inside(starts: list[int], masked: list[tuple[int, int]], start: int, end: int) -> bool:
+def _inside(starts: list[int], masked: Sequence[tuple[int, int]], start: int, end: int) -> bool:
     index = bisect.bisect_right(starts, start) - 1
     if index >= 0 and masked[index][1] > start:
         return True

@@ -85,6 +85,10 @@ class Entity(BaseModel):
     _body_pos: Pos | None = PrivateAttr(default=None)
     _file: str = PrivateAttr(default="")
 
+    def place(self, file: str, positions: dict[Path_, Pos], body_pos: Pos) -> None:
+        """Record where the entity was read from, so that problems can point there."""
+        self._file, self._positions, self._body_pos = file, positions, body_pos
+
     @property
     def kind(self) -> str:
         return self.KIND

@@ -102,9 +102,7 @@ def _read_entity(
     if entity is None:
         record.broken.add((kind.name, entity_id))
         return
-    entity._file = shown
-    entity._positions = parsed.positions
-    entity._body_pos = parsed.body_pos
+    entity.place(shown, parsed.positions, parsed.body_pos)
     if entity_id in record.entities[kind.name]:
         first = record.entities[kind.name][entity_id].file
         diagnostics.error(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -68,7 +69,7 @@ def _line_of(text: str, key: str) -> int:
 
 
 def _known_keys(loc: list[str]) -> list[str]:
-    model: type = Settings
+    model: Any = Settings
     for part in loc[:-1]:
         field = model.model_fields.get(part)
         if field is None or not isinstance(field.annotation, type):
