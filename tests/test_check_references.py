@@ -80,3 +80,20 @@ def test_self_related_term_warns(make_record):
 def test_same_as_must_name_an_entity(make_record):
     root = make_record({"terms/tva.md": term("TVA", extra="same_as: party:tva\n")})
     assert "L002" in codes(check(root))
+
+
+def test_positions_inside_a_folded_block_scalar(make_record):
+    root = make_record({"sources/s.md": (
+        "---\ntitle: T\ncategory: press\nannotation: >-\n  First line of prose,\n"
+        "  then a [[nothing]] link.\n---\n"
+    )})
+    (found,) = diagnostics(root, "L001")
+    assert (found.pos.line, found.pos.col) == (6, 10)
+
+
+def test_positions_inside_a_plain_scalar_over_lines(make_record):
+    root = make_record({"sources/s.md": (
+        "---\ntitle: T\ncategory: press\nannotation: First line\n   and [[nothing]].\n---\n"
+    )})
+    (found,) = diagnostics(root, "L001")
+    assert (found.pos.line, found.pos.col) == (5, 8)

@@ -145,8 +145,7 @@ def _values(entity: Entity, parts: list[str]) -> list[tuple[Any, tuple]]:
 def _link_prose(
     entity: Entity, name: str, text: str, record: Record, matcher: NameMatcher, graph: Graph
 ) -> None:
-    base = entity.prose_pos(name)
-    positions = _Positions(base, text)
+    positions = _Positions(entity.prose_pos(name), text, entity.prose_span(name))
     for link in prose.wiki_links(text):
         target = _resolve_wiki(link, record)
         graph.add(
@@ -216,23 +215,35 @@ def _resolve_wiki(link: prose.WikiLink, record: Record) -> Key:
 
 
 class _Positions:
-    """Turns offsets in a prose field into file positions, cheaply, in any order."""
+    """Turns offsets in a prose field into file positions, cheaply, in any order.
 
-    def __init__(self, base: Pos, text: str):
+    YAML folds a multi-line scalar (its line breaks and indentation become single
+    spaces), so offsets in the value are matched to the text as written by counting
+    the characters that are not white space, which folding never changes.
+    """
+
+    def __init__(self, base: Pos, text: str, written: str | None = None):
         self.base = base
         self.text = text
+        self.written = written if written is not None and written != text else None
         self._line_starts: list[int] | None = None
+        self._ink: list[int] | None = None
 
     def at(self, offset: int) -> Pos:
+        if self.written is not None:
+            return self._at_written(offset)
         if self._line_starts is None:
-            starts = [0]
-            index = self.text.find("\n")
-            while index != -1:
-                starts.append(index + 1)
-                index = self.text.find("\n", index + 1)
-            self._line_starts = starts
+            self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
         line = bisect.bisect_right(self._line_starts, offset) - 1
         col = offset - self._line_starts[line]
         if line == 0:
             return Pos(self.base.file, self.base.line, self.base.col + col)
         return Pos(self.base.file, self.base.line + line, col + 1)
+
+    def _at_written(self, offset: int) -> Pos:
+        assert self.written is not None
+        if self._ink is None:
+            self._ink = [i for i, c in enumerate(self.written) if not c.isspace()]
+        inked = sum(1 for c in self.text[:offset] if not c.isspace())
+        where = self._ink[inked] if inked < len(self._ink) else len(self.written)
+        return self.base.shifted(self.written[:where])

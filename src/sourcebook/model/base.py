@@ -83,11 +83,18 @@ class Entity(BaseModel):
 
     _positions: dict[Path_, Pos] = PrivateAttr(default_factory=dict)
     _body_pos: Pos | None = PrivateAttr(default=None)
+    _spans: dict[Path_, str] = PrivateAttr(default_factory=dict)
     _file: str = PrivateAttr(default="")
 
-    def place(self, file: str, positions: dict[Path_, Pos], body_pos: Pos) -> None:
+    def place(self, file: str, positions: dict[Path_, Pos], body_pos: Pos,
+              spans: dict[Path_, str] | None = None) -> None:
         """Record where the entity was read from, so that problems can point there."""
         self._file, self._positions, self._body_pos = file, positions, body_pos
+        self._spans = spans or {}
+
+    def prose_span(self, field: str) -> str | None:
+        """A multi-line front-matter field as written (folding and indentation included)."""
+        return self._spans.get((field,))
 
     @property
     def kind(self) -> str:

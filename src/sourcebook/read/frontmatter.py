@@ -41,6 +41,8 @@ class Parsed:
     body: str
     body_pos: Pos
     positions: dict[Path_, Pos] = field(default_factory=dict)
+    spans: dict[Path_, str] = field(default_factory=dict)
+    """The source text of each scalar that runs over several lines, from where its text starts."""
     duplicate_keys: list[tuple[str, Pos]] = field(default_factory=list)
 
 
@@ -117,6 +119,8 @@ def parse(text: str, file: str) -> Parsed:
 def _walk(node: yaml.Node, path: Path_, parsed: Parsed, file: str, base: int, text: str) -> None:
     """Record where each value stands: a scalar where its text starts, a collection at its key."""
     parsed.positions.setdefault(path, _start(node, file, base, text))
+    if isinstance(node, yaml.ScalarNode) and node.end_mark.line > node.start_mark.line:
+        parsed.spans[path] = _span(node, text)
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key, value in node.value:
@@ -131,6 +135,18 @@ def _walk(node: yaml.Node, path: Path_, parsed: Parsed, file: str, base: int, te
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, (*path, index), parsed, file, base, text)
+
+
+def _span(node: yaml.ScalarNode, text: str) -> str:
+    """The scalar's text as written, starting where `_start` says its text starts."""
+    start, end = node.start_mark.index, node.end_mark.index
+    if node.style in ("|", ">"):
+        start = text.index("\n", start) + 1
+        while start < end and text[start] in " \n":
+            start += 1
+    elif node.style in ("'", '"'):
+        start += 1
+    return text[start:end]
 
 
 def _start(node: yaml.Node, file: str, base: int, text: str) -> Pos:

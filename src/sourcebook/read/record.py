@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sourcebook.diagnostics import Diagnostics, Pos, did_you_mean
+from sourcebook.library.read import read_library
 from sourcebook.model.base import ID_PATTERN, Entity
 from sourcebook.model.kinds import KINDS, Kind
 from sourcebook.model.record import Record
@@ -33,6 +34,7 @@ def read_record(root: Path | str, diagnostics: Diagnostics) -> Record | None:
     for kind in KINDS:
         for path in _entity_files(root / kind.folder, root, shown_root, diagnostics):
             _read_entity(path, kind, _shown(path, root, shown_root), record, diagnostics)
+    record.library = read_library(root, shown_root, diagnostics)
     return record
 
 
@@ -102,7 +104,7 @@ def _read_entity(
     if entity is None:
         record.broken.add((kind.name, entity_id))
         return
-    entity.place(shown, parsed.positions, parsed.body_pos)
+    entity.place(shown, parsed.positions, parsed.body_pos, parsed.spans)
     if entity_id in record.entities[kind.name]:
         first = record.entities[kind.name][entity_id].file
         diagnostics.error(
