@@ -11,7 +11,11 @@ import importlib
 import click
 
 COMMANDS = {
+    "build": "sourcebook.commands.build:build",
     "check": "sourcebook.commands.check:check",
+    "init": "sourcebook.commands.init:init",
+    "serve": "sourcebook.commands.serve:serve",
+    "library": "sourcebook.commands.library:library",
     "schema": "sourcebook.commands.schema:schema",
 }
 

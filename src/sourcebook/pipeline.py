@@ -1,4 +1,4 @@
-"""The pipeline in one place: read → link → check (→ compile → derive → publish).
+"""The pipeline in one place: read → link → check → compile → derive (→ publish).
 
 Each stage reads only what the stage before it produced; this module only calls them
 in order, so that a newcomer can read the whole system here.
@@ -7,9 +7,12 @@ in order, so that a newcomer can read the whole system here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
-from sourcebook.check import check_record
+from sourcebook import derive as derived
+from sourcebook.check import check_compiled, check_record
+from sourcebook.compile import compile_in_memory, compile_record, record_day
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link import Graph, link_record
 from sourcebook.link.backlinks import BacklinkIndex
@@ -24,6 +27,8 @@ class Checked:
     record: Record | None
     graph: Graph
     diagnostics: Diagnostics
+    as_of: date | None = None
+    """The day the record was checked as of; None for its close."""
 
     @property
     def ok(self) -> bool:
@@ -34,12 +39,34 @@ class Checked:
         return BacklinkIndex(self.record, self.graph)
 
 
-def check(root: Path | str) -> Checked:
-    """Read, link and check the record at `root`. Raises RecordError if it is not a record."""
+def check(root: Path | str, as_of: date | None = None) -> Checked:
+    """Read, link and check the record at `root`, its own queries run over it as it stood
+    on `as_of` (default: its close). Raises RecordError if it is not a record, AsOfError
+    for a day after it closes."""
     diagnostics = Diagnostics()
     record = read_record(root, diagnostics)
     if record is None:
-        return Checked(None, Graph(), diagnostics)
+        return Checked(None, Graph(), diagnostics, as_of)
+    record_day(record, as_of)  # refuses a day after the close before any work is done
     graph = link_record(record)
     check_record(record, graph, diagnostics)
-    return Checked(record, graph, diagnostics)
+    with compile_in_memory(record, graph, as_of) as db:
+        check_compiled(record, db, diagnostics)
+    return Checked(record, graph, diagnostics, as_of)
+
+
+def compile(checked: Checked, path: Path | str, as_of: date | None = None) -> Path:
+    """Write the checked record to one SQLite database at `path`, as it stood on `as_of`
+    (default: the day it was checked as of)."""
+    assert checked.record is not None
+    return compile_record(checked.record, path, checked.graph, as_of or checked.as_of)
+
+
+def derive(path: Path | str, as_of: date | None = None) -> derived.Derived:
+    """Everything computed from a compiled record: scorecard, verdicts, scenarios,
+    conflicts; as it stood on `as_of` where given (default: the day it was compiled as of)."""
+    with derived.open_record(path) as db:
+        if as_of is None:
+            return derived.derive_all(db)
+        with db.as_of(as_of) as then:
+            return derived.derive_all(then)

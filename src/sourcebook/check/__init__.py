@@ -8,7 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sourcebook.check import dates, names, references, structure, usage
+from sourcebook.check import (
+    dates,
+    figures,
+    names,
+    queries,
+    quotes,
+    references,
+    scenarios,
+    structure,
+    usage,
+)
+from sourcebook.derive.sql import CompiledRecord
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link.graph import Graph
 from sourcebook.model.record import Record
@@ -21,7 +32,15 @@ RULES: list[Rule] = [
     dates.check_dates,
     structure.check_structure,
     usage.check_usage,
+    quotes.check_quotes,
+    figures.check_figures,
+    scenarios.check_scenarios,
 ]
+
+CompiledRule = Callable[[Record, CompiledRecord, Diagnostics], None]
+
+COMPILED_RULES: list[CompiledRule] = [queries.check_queries]
+"""Rules over the compiled record (read-only, as of the day checked): the record's own SQL."""
 
 
 def check_record(
@@ -29,3 +48,8 @@ def check_record(
 ) -> None:
     for rule in RULES if rules is None else rules:
         rule(record, graph, diagnostics)
+
+
+def check_compiled(record: Record, db: CompiledRecord, diagnostics: Diagnostics) -> None:
+    for rule in COMPILED_RULES:
+        rule(record, db, diagnostics)

@@ -12,6 +12,7 @@ _PAST_STATUSES = {"operating", "under construction", "cancelled", "market"}
 
 
 def check_dates(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
+    _check_captures(record, diagnostics)
     closes = record.settings.book.closes
     shown_close = closes.isoformat()
     for entity in record:
@@ -39,3 +40,21 @@ def check_dates(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
                     f"after the record closes ({shown_close})",
                     "a figure for a later day is projected, planned or announced",
                 )
+
+
+def _check_captures(record: Record, diagnostics: Diagnostics) -> None:
+    """A source cannot have been published after a copy of it was taken into the Library."""
+    for source in record.of("source"):
+        published = getattr(source, "date", None)
+        items = record.library.holdings(getattr(source, "library", []))
+        if not isinstance(published, str) or not items:
+            continue
+        first = min(items, key=lambda item: day_end(item.captured))
+        if day_start(published) > day_end(first.captured):
+            diagnostics.error(
+                source.pos("date"),
+                "D002",
+                f"'date' {published} is after its copy {first.shelf} was captured "
+                f"({first.captured})",
+                "correct the source's date, or the capture date in the Library item",
+            )

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import click
 
 from sourcebook.commands.common import RECORD, fail
+
+AS_OF = click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    default=None,
+    help="Read the record as it stood on this day (YYYY-MM-DD); default: its close.",
+)
+"""`--as-of DATE`, shared by the commands that check or build a record."""
 
 
 @click.command()
@@ -21,14 +31,19 @@ from sourcebook.commands.common import RECORD, fail
     help="text for people, json for editors and CI.",
 )
 @click.option("--no-warnings", is_flag=True, help="Show errors only.")
-def check(record: Path, output: str, no_warnings: bool) -> None:
+@click.option("--quotes", is_flag=True, help="Also show each source's quotes: verified or not.")
+@AS_OF
+def check(
+    record: Path, output: str, no_warnings: bool, quotes: bool, as_of: datetime | None
+) -> None:
     """Check RECORD (default: this folder) and report every problem found."""
+    from sourcebook.compile import AsOfError
     from sourcebook.pipeline import check as run_check
     from sourcebook.read import RecordError
 
     try:
-        checked = run_check(record)
-    except RecordError as exc:
+        checked = run_check(record, as_of.date() if as_of else None)
+    except (RecordError, AsOfError) as exc:
         fail(str(exc), output)
     shown = [d for d in checked.diagnostics if not (no_warnings and d.severity.value == "warning")]
     errors = len(checked.diagnostics.errors)
@@ -42,6 +57,7 @@ def check(record: Path, output: str, no_warnings: bool) -> None:
                     "errors": errors,
                     "warnings": warnings,
                     "diagnostics": [d.as_json() for d in shown],
+                    **(_quotes_json(checked) if quotes else {}),
                 },
                 indent=2,
                 ensure_ascii=False,
@@ -49,7 +65,19 @@ def check(record: Path, output: str, no_warnings: bool) -> None:
         )
     else:
         _print_text(shown, errors, warnings, len(checked.record) if checked.record else 0)
+        if quotes and checked.record is not None and checked.record.library.report is not None:
+            from sourcebook.commands.library import print_quote_table
+
+            print_quote_table(checked.record.library.report)
     sys.exit(1 if errors else 0)
+
+
+def _quotes_json(checked) -> dict:  # type: ignore[no-untyped-def]
+    from sourcebook.commands.library import QUOTE_COLUMNS, quote_table
+
+    report = checked.record.library.report if checked.record is not None else None
+    rows = quote_table(report) if report is not None else []
+    return {"quotes": [dict(zip(QUOTE_COLUMNS, row, strict=True)) for row in rows]}
 
 
 def _print_text(shown: list, errors: int, warnings: int, entities: int) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cached_property
 
 NORMALIZATION_VERSION = "1"
 """Bump when a rule changes: the cache of normalized texts is keyed on it."""
@@ -28,23 +29,40 @@ INSERTION_SPAN = 80
 """The most characters of the source that a bracketed insertion [like this] stands for."""
 
 _DROPPED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
-_QUOTES = "'\"`\u00b4\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2032\u2033\u00ab\u00bb\u2039\u203a"
+_QUOTES = (
+    "'\"`\u00b4\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2032\u2033"
+    + "\u00ab\u00bb\u2039\u203a"
+)
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d"
+# White space that NFKC leaves alone; str.split would have split on it.
+_ODD_SPACES = "\x0b\x0c\x1c\x1d\x1e\x1f\x85\u1680\u2028\u2029"
 # One str.replace per mark present is far faster than str.translate on non-ASCII text.
 _MARKS = {
     **dict.fromkeys(_DROPPED, ""),
     **dict.fromkeys(_QUOTES[1:], "'"),
     **dict.fromkeys(_DASHES, "-"),
+    **dict.fromkeys(_ODD_SPACES, " "),
 }
+_ASCII_MARKS = {'"': "'", "`": "'", **dict.fromkeys("\t\r\n\x0b\x0c\x1c\x1d\x1e\x1f", " ")}
 # What NFKC would do to the commonest marks, done first so that most texts need no NFKC.
-_NFKC_COMMON = {"\u00a0": " ", "\u2026": "...", "\u202f": " ", "\u2009": " "}
-# The hyphen is matched first, then checked to follow a letter: a leading lookbehind
-# would make the engine try every position of the text.
-_LINE_HYPHEN = re.compile(r"[-\u00ad\u2010\u2011](?<=[^\W\d_].)[ \t]*\r?\n\s*(?=[^\W\d_])")
+_NFKC_COMMON = {
+    **dict.fromkeys("\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f", " "),
+    "\u2026": "...",
+    "\ufb00": "ff",
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "ffi",
+    "\ufb04": "ffl",
+}
+# Each starts with its hyphen, so that the engine skips ahead to it; a check that a
+# letter precedes it follows. A leading lookbehind would try every position of the text.
+_LINE_HYPHEN = re.compile(r"-(?<=[^\W\d_]-)[ \t]*\r?\n\s*(?=[^\W\d_])")
+_LINE_HYPHEN_OTHER = re.compile(r"[\u00ad\u2010\u2011](?<=[^\W\d_].)[ \t]*\r?\n\s*(?=[^\W\d_])")
 
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:…|\.\s?\.\s?\.)\s*\]|\(\s*…\s*\)|…|\.\s?\.\s?\.)\s*")
 _INSERTION = re.compile(r"\s*\[[^\[\]]{1,200}\]\s*")
 _EDGE_PUNCTUATION = " .,;:"
+_GAP_MARKS = ("[", "\u2026", "*", "...", ". .")
 _LETTER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
@@ -54,8 +72,15 @@ def normalize(text: str) -> str:
     if not unicodedata.is_normalized("NFKC", text):
         text = unicodedata.normalize("NFKC", text)
     if "\n" in text:
-        text = _LINE_HYPHEN.sub("", text)
-    text = " ".join(_replace_marks(text, _MARKS).split())
+        if "-" in text:
+            text = _LINE_HYPHEN.sub("", text)
+        if not text.isascii() and any(h in text for h in "\u00ad\u2010\u2011"):
+            text = _LINE_HYPHEN_OTHER.sub("", text)
+    text = _replace_marks(_replace_marks(text, _MARKS), _ASCII_MARKS)
+    # str.split and join cost five times as much on long non-ASCII text.
+    while "  " in text:
+        text = text.replace("  ", " ")
+    text = text.strip(" ")
     if "-" in text:
         text = text.replace(" -", "-").replace("- ", "-")
         while "--" in text:
@@ -64,15 +89,15 @@ def normalize(text: str) -> str:
 
 
 def _replace_marks(text: str, marks: dict[str, str]) -> str:
-    if text.isascii():
-        return text.replace('"', "'") if marks is _MARKS else text
+    if marks is not _ASCII_MARKS and text.isascii():
+        return text
     for mark, replacement in marks.items():
         if mark in text:
             text = text.replace(mark, replacement)
     return text
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class QuotePattern:
     """A quote made ready to look for: its literal parts and what may stand between them.
 
@@ -85,8 +110,19 @@ class QuotePattern:
     gaps: tuple[int | None, ...]
     open_start: bool
     open_end: bool
-    regex: re.Pattern[str] | None
-    """None where the quote is one literal part, looked for with str.find."""
+
+    @property
+    def exact(self) -> bool:
+        """One literal part and no hyphen that may be missing: str.find alone decides."""
+        return len(self.parts) == 1 and not _LETTER_HYPHEN.search(self.parts[0])
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """The whole pattern, gaps and optional hyphens included, for what str.find misses.
+
+        Compiled only when first needed: compiling costs more than most searches.
+        """
+        return _regex(list(self.parts), list(self.gaps), self.open_start, self.open_end)
 
     @property
     def literal(self) -> str:
@@ -101,6 +137,9 @@ class QuotePattern:
 
 def compile_quote(quote: str) -> QuotePattern:
     """Split a quote at its ellipses and insertions, and normalize each part."""
+    if not any(mark in quote for mark in _GAP_MARKS):
+        part = normalize(quote).strip(_EDGE_PUNCTUATION)
+        return QuotePattern((part,) if part else (), (), False, False)
     tokens: list[str | int | None] = []
     for index, chunk in enumerate(_ELLIPSIS.split(quote.replace("*", ""))):
         if index:
@@ -127,9 +166,7 @@ def compile_quote(quote: str) -> QuotePattern:
         parts[0] = parts[0] if open_start else parts[0].lstrip(_EDGE_PUNCTUATION)
         parts[-1] = parts[-1] if open_end else parts[-1].rstrip(_EDGE_PUNCTUATION)
     parts, gaps = _drop_empty(parts, gaps)
-    simple = len(parts) == 1 and not _LETTER_HYPHEN.search(parts[0])
-    regex = None if simple or not parts else _regex(parts, gaps, open_start, open_end)
-    return QuotePattern(tuple(parts), tuple(gaps), open_start, open_end, regex)
+    return QuotePattern(tuple(parts), tuple(gaps), open_start, open_end)
 
 
 def _opens_with_insertion(tokens: list[str | int | None]) -> bool:
@@ -152,9 +189,7 @@ def _wider(pending: int | None | bool, gap: int | None) -> int | None:
     return int(pending) + gap
 
 
-def _drop_empty(
-    parts: list[str], gaps: list[int | None]
-) -> tuple[list[str], list[int | None]]:
+def _drop_empty(parts: list[str], gaps: list[int | None]) -> tuple[list[str], list[int | None]]:
     while parts and not parts[-1]:
         parts.pop()
         if gaps:

@@ -120,6 +120,21 @@ class Figure(Strict):
     qualifier: str | None = Field(
         default=None, description="`more than`, `about`, `up to` or `nearly`, as the source says."
     )
+    id: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9-]*$",
+        description="An id, unique in the record, by which an estimate's `inputs` name it.",
+    )
+    stated: Day | None = Field(
+        default=None,
+        description="The day the figure was first stated, where its source has no date of its own.",
+    )
+    currency_year: int | None = Field(
+        default=None,
+        ge=1900,
+        le=2200,
+        description="For money: the year whose currency the value is in; else `as_of`'s year.",
+    )
 
 
 class Campus(Entity):
@@ -127,7 +142,11 @@ class Campus(Entity):
 
     KIND: ClassVar[str] = "campus"
     PROSE_FIELDS = ("title", "body")
-    REF_FIELDS = (RefField("parties.party", "party"), RefField("parties.source", "source"))
+    REF_FIELDS = (
+        RefField("parties.party", "party"),
+        RefField("parties.source", "source"),
+        RefField("figures.source", "source"),
+    )
 
     location: str = Field(description="Town, region or state, as a reader would say it.")
     country: str = Field(description="ISO 3166 two-letter country code.")
@@ -240,6 +259,7 @@ class Party(Entity):
 
     KIND: ClassVar[str] = "party"
     PROSE_FIELDS = ("sells", "body")
+    REF_FIELDS = (RefField("figures.source", "source"),)
 
     type: PartyType = Field(description="company, agency, investor, utility, government, …")
     sells: str = Field(
@@ -270,6 +290,77 @@ class Correction(Entity):
     )
     wrong: str = Field(description="What was said.")
     right: str = Field(description="What is so.")
+
+
+class Evidence(Strict):
+    """A number a scenario parameter rests on, with the source and quote that carry it."""
+
+    value: float = Field(description="The number, in `unit`.")
+    unit: str = Field(description="Its unit, as for a figure.")
+    source: str = Field(description="The id of the source that carries it.")
+    quote: str | None = Field(default=None, description="The source's words that carry it.")
+
+
+class Parameter(Strict):
+    """One number a scenario is computed from; each cites its source."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="An id, unique in the scenario.")
+    title: str = Field(description="What the parameter is, as the page shows it.")
+    value: float = Field(description="The number, in `unit`.")
+    unit: str = Field(description="The unit, such as `GW`, `kW/H100e` or `billion USD/GW/year`.")
+    year: int | None = Field(
+        default=None, description="For a step of a ramp: the year from which the power holds."
+    )
+    source: str | None = Field(
+        default=None, description="The id of the source that carries it; none where worked out."
+    )
+    quote: str | None = Field(default=None, description="The source's words that carry it.")
+    method: str | None = Field(
+        default=None, description="Where the value is worked out: how, from its `inputs`."
+    )
+    inputs: list[Evidence] = Field(
+        default_factory=list, description="Where the value is worked out: what it rests on."
+    )
+    note: str = Field(default="", description="A short qualification.")
+
+
+class Future(Strict):
+    """One way the campus's years may go: a ramp of power and a revenue per unit of power."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="An id, unique in the scenario.")
+    title: str = Field(description="The future's name, as the page shows it.")
+    summary: str = Field(default="", description="One line: what this future supposes.")
+    ramp: list[str] = Field(
+        min_length=1,
+        description="Ids of power parameters with a `year`: the power online from that year.",
+    )
+    revenue: str = Field(description="Id of the parameter: revenue per unit of power a year.")
+
+
+class Scenario(Entity):
+    """One campus, several futures: chips, capital cost and revenue a year, computed."""
+
+    KIND: ClassVar[str] = "scenario"
+    PROSE_FIELDS = ("title", "body")
+    REF_FIELDS = (
+        RefField("campus", "campus"),
+        RefField("parameters.source", "source"),
+        RefField("parameters.inputs.source", "source"),
+    )
+
+    campus: str = Field(description="The id of the campus whose futures these are.")
+    start: int = Field(ge=1900, le=2200, description="The first year computed.")
+    end: int = Field(ge=1900, le=2200, description="The last year computed.")
+    power_per_chip: str = Field(
+        description="Id of the parameter: power drawn per chip, such as `kW/H100e`."
+    )
+    cost_per_power: str = Field(
+        description="Id of the parameter: capital cost per unit of power, such as `USD/GW`."
+    )
+    parameters: list[Parameter] = Field(
+        min_length=1, description="The numbers the futures are computed from."
+    )
+    futures: list[Future] = Field(min_length=1, description="The futures, in the page's order.")
 
 
 KINDS: tuple[Kind, ...] = (
@@ -335,6 +426,14 @@ KINDS: tuple[Kind, ...] = (
         "Correction",
         "Corrections",
         description="Where the book or a source was wrong.",
+    ),
+    Kind(
+        "scenario",
+        "scenarios",
+        Scenario,
+        "Scenario",
+        "Scenarios",
+        description="One campus, several futures, computed from cited parameters.",
     ),
 )
 

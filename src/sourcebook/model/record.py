@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sourcebook.library.items import Library
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.settings import Settings
@@ -20,6 +21,11 @@ class Record:
     )
     broken: set[tuple[str, str]] = field(default_factory=set)
     """(kind, id) of files that exist but could not be read: not reported again as unknown."""
+    library: Library = field(init=False)
+    """The archived copies of the sources in library/; empty where there is none."""
+
+    def __post_init__(self) -> None:
+        self.library = Library(self.root / "library", "library")
 
     def get(self, kind: str, entity_id: str) -> Entity | None:
         return self.entities.get(kind, {}).get(entity_id)

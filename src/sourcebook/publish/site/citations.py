@@ -8,6 +8,8 @@ for a `[@id]` in prose: `Hawkins and Fan, 31 July 2026`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from markupsafe import Markup, escape
 
 from sourcebook.model.base import Entity
@@ -23,6 +25,8 @@ class Citations:
     def __init__(self, record: Record):
         self.record = record
         self.prose: ProseRenderer | None = None
+        self.disclose: Callable[[Party], Rendered] | None = None
+        """What a publisher sells, as the site's view words it."""
         self._full: dict[str, Rendered] = {}
 
     def authors(self, source: Source) -> list[str]:
@@ -56,8 +60,11 @@ class Citations:
     def _make_full(self, source: Source) -> Rendered:
         assert self.prose is not None, "Citations.prose is set by the site's view"
         annotation = self.prose.inline(source.annotation, source.key)
-        html = self._head(source) + self._notes(source, annotation.html) + self._disclosures(source)
-        return Rendered(html + Markup("."), annotation.terms)
+        disclosures, terms = self._disclosures(source)
+        notes = self._notes(source, annotation.html)
+        head = self._head(source)
+        html = head + notes + disclosures if notes or disclosures else sentence(head)
+        return Rendered(html, annotation.terms | terms)
 
     def _head(self, source: Source) -> Markup:
         who = [join(self.authors(source))]
@@ -93,22 +100,51 @@ class Citations:
         if annotation:
             parts.append(annotation)
         if source.sponsor:
-            parts.append(Markup("sponsored by {}, as it says").format(source.sponsor))
+            parts.append(Markup("Sponsored by {}, as it says").format(source.sponsor))
         disputing = [self.record.get("party", p) for p in source.disputed_by]
         names = [p.title for p in disputing if p is not None]
         if names:
-            parts.append(Markup("disputed by {}").format(join(names)))
-        return Markup(" (") + Markup("; ").join(parts) + Markup(")") if parts else Markup("")
+            parts.append(Markup("Disputed by {}").format(join(names)))
+        return _parenthesis(parts)
 
-    def _disclosures(self, source: Source) -> Markup:
+    def _disclosures(self, source: Source) -> tuple[Markup, frozenset[str]]:
         parts: list[Markup] = []
+        terms: frozenset[str] = frozenset()
         publisher = self.publisher(source)
-        if publisher is not None and publisher.sells:
-            sells = publisher.sells.strip().rstrip(".")
-            if sells.casefold().startswith(publisher.title.casefold()):
-                parts.append(escape(sells))
-            else:
-                parts.append(Markup("{} sells {}").format(publisher.title, sells))
-        if source.library:
-            parts.append(Markup("held in the Library as {}").format(join(source.library)))
-        return Markup(" (") + Markup("; ").join(parts) + Markup(")") if parts else Markup("")
+        if publisher is not None and publisher.sells and self.disclose is not None:
+            disclosed = self.disclose(publisher)
+            parts.append(disclosed.html)
+            terms = disclosed.terms
+        holdings = [self._holding(shelf) for shelf in source.library]
+        if holdings:
+            parts.append(Markup("; ").join(holdings))
+        return _parenthesis(parts), terms
+
+    def _holding(self, shelf: str) -> Markup:
+        """'Library S12 (the free portion), held since 5 October 2026, read again on …'."""
+        item = self.record.library.get(shelf)
+        if item is None:
+            return Markup("Library {}").format(shelf)
+        text = Markup("{}").format(item.label)
+        if item.holds and item.holds != "the whole of the original":
+            text += Markup(" ({})").format(item.holds)
+        text += Markup(", held since {}").format(day(item.captured))
+        if item.read_again:
+            text += Markup(", read again on {}").format(join([day(d) for d in item.read_again]))
+        return text
+
+
+def _parenthesis(parts: list[Markup]) -> Markup:
+    """Sentences in parentheses after the citation's head; nothing where there are none."""
+    if not parts:
+        return Markup("")
+    return Markup(" (") + Markup(" ").join(sentence(p) for p in parts) + Markup(")")
+
+
+def sentence(text: Markup) -> Markup:
+    """The text with a full stop at its end, unless it ends a sentence already."""
+    bare = str(text).rstrip()
+    stripped = bare.rstrip('”’")»').rstrip() or bare
+    if stripped.endswith((".", "!", "?")):
+        return Markup(bare)
+    return Markup(bare + ".")

@@ -34,6 +34,34 @@ Key = tuple[str, str]
 SAFE_SCHEMES = {"http", "https", "mailto"}
 _SCHEME = re.compile(r"^\s*([a-z][a-z0-9+.\-]*):", re.I)
 _KIND_RANK = {k.name: i for i, k in enumerate(KINDS)}
+MARKDOWN = re.compile(r"[][*_`<>&\\~#|\r\0\t]|(?:^|\n)(?:[ \-+=]|\d{1,9}[.)](?: |\n|$))| (?:\n|$)")
+"""Anything Markdown might read as markup: text without it takes a faster, equal path."""
+OWN_MARKS = re.compile(
+    rf"(?P<wiki>{marks.WIKI_LINK.pattern})|(?P<marked>{marks.MARKED_SPAN.pattern})"
+    rf"|(?P<cite>{marks.CITATION.pattern})"
+)
+"""Wiki links, marked spans and citations, tried in the order the inline rules try them."""
+
+
+MASKABLE = re.compile(r"`|://|www\.|\]\(|\[", re.I)
+"""What every region masked from mentions (code, URLs, wiki links, citations) contains."""
+
+
+_SCAN = re.compile(rf"(?P<own>{OWN_MARKS.pattern})|{MARKDOWN.pattern}")
+
+
+def needs_markdown(text: str) -> bool:
+    """Whether `text` holds Markdown beyond our own marks (which the fast path renders).
+
+    A mark that spans lines, or a citation of nothing, counts as Markdown: the fast path
+    would read it otherwise than the inline rules do.
+    """
+    for found in _SCAN.finditer(text):
+        if found["own"] is None or "\n" in found[0]:
+            return True
+        if found["cite"] and not marks.citations(found["cite"]):
+            return True
+    return False
 
 
 def safe_link(url: str) -> bool:
@@ -68,27 +96,72 @@ class ProseRenderer:
     def block(self, text: str, owner: Key | None = None) -> Rendered:
         """Paragraphs, lists and headings: a body."""
         env: dict[str, Any] = {"owner": owner, "terms": set()}
-        html = self.md.render(text, env) if text else ""
+        if not text:
+            html = ""
+        elif needs_markdown(text):
+            html = self.md.render(text, env)
+        else:
+            paragraphs = (p for p in re.split(r"\n(?:\n)+", text.strip("\n")) if p)
+            html = "".join(f"<p>{self._plain(p, env)}</p>\n" for p in paragraphs)
         return Rendered(Markup(html), frozenset(env["terms"]))
 
     def inline(self, text: str, owner: Key | None = None) -> Rendered:
         """One line without a paragraph around it: a definition, a summary, an annotation."""
         env: dict[str, Any] = {"owner": owner, "terms": set()}
-        html = self.md.renderInline(text, env) if text else ""
+        if not text:
+            html = ""
+        elif needs_markdown(text):
+            html = self.md.renderInline(text, env)
+        else:
+            html = self._plain(text, env)
         return Rendered(Markup(html), frozenset(env["terms"]))
+
+    def _plain(self, text: str, env: dict[str, Any]) -> str:
+        """Text whose only markup is our own, rendered as markdown-it would, faster."""
+        lines = []
+        for line in text.split("\n"):
+            parts: list[str] = []
+            cursor = 0
+            for found in OWN_MARKS.finditer(line):
+                parts += self._text(line[cursor : found.start()], env)
+                parts.append(self._own_mark(found, env))
+                cursor = found.end()
+            parts += self._text(line[cursor:], env)
+            lines.append("".join(parts))
+        return "\n".join(lines)
+
+    def _text(self, text: str, env: dict[str, Any]) -> list[str]:
+        out = []
+        for content, key in _pieces(text, self.matcher, env["owner"]):
+            if key is None:
+                out.append(content.replace('"', "&quot;"))
+            else:
+                out.append(self.link_to(key, escape(content), env))
+        return out
+
+    def _own_mark(self, found: re.Match, env: dict[str, Any]) -> str:
+        if found["wiki"]:
+            link = marks.wiki_links(found["wiki"])[0]
+            return self.wiki({"target": link.target, "kind": link.kind, "shown": link.shown}, env)
+        if found["marked"]:
+            span = marks.marked_spans(found["marked"])[0]
+            return Markup(f'<span class="{span.mark}">{escape(span.text)}</span>')
+        items = [(c.source, c.locator) for c in marks.citations(found["cite"])]
+        return self.citation(items)
 
     # Rendering the tokens the rules below produce.
 
     def link_to(self, key: Key, inner: Markup, env: dict) -> Markup:
+        """A link to the entity; `inner` is HTML already (escaped text, usually)."""
         entity = self.record.get(*key)
-        if entity is None:
+        url = self.urls.page_of(entity) if entity is not None else None
+        if entity is None or url is None:
             return inner
+        href = escape(url)
         if entity.KIND == "term":
             env["terms"].add(entity.id)
-            return Markup('<a class="mention term" href="{}">{}</a>').format(
-                self.urls.entity(entity), inner
-            )
-        return Markup('<a class="mention" href="{}">{}</a>').format(self.urls.entity(entity), inner)
+            return Markup(f'<a class="mention term" href="{href}">{inner}</a>')
+        return Markup(f'<a class="mention" href="{href}">{inner}</a>')
 
     def wiki(self, meta: dict, env: dict) -> Markup:
         key = _resolve(self.record, meta["kind"], meta["target"])
@@ -102,13 +175,12 @@ class ProseRenderer:
         for source_id, locator in items:
             source = self.record.get("source", source_id)
             if source is None:
-                parts.append(escape(f"@{source_id}"))
+                parts.append(str(escape(f"@{source_id}")))
                 continue
-            part = Markup('<a href="{}">{}</a>').format(
-                self.urls.entity(source), self.cite_label(source)
-            )
-            parts.append(part + Markup(", {}").format(locator) if locator else part)
-        return Markup('<span class="citation">(') + Markup("; ").join(parts) + Markup(")</span>")
+            href, label = escape(self.urls.entity(source)), escape(self.cite_label(source))
+            part = f'<a href="{href}">{label}</a>'
+            parts.append(f"{part}, {escape(locator)}" if locator else part)
+        return Markup(f'<span class="citation">({"; ".join(parts)})</span>')
 
 
 def _resolve(record: Record, kind: str | None, target: str) -> Key | None:
@@ -127,6 +199,7 @@ def _markdown(renderer: ProseRenderer) -> MarkdownIt:
     md.inline.ruler.before("link", "marked", _scan(marks.MARKED_SPAN, "marked", _marked_meta))
     md.inline.ruler.before("link", "citation", _scan(marks.CITATION, "citation", _cite_meta))
     md.core.ruler.after("text_join", "mentions", lambda state: _mentions(state, renderer))
+    md.core.ruler.after("block", "headings", _shift_headings)
     md.add_render_rule("wikilink", lambda r, t, i, o, env: renderer.wiki(t[i].meta, env))
     md.add_render_rule("citation", lambda r, t, i, o, env: renderer.citation(t[i].meta["items"]))
     md.add_render_rule("marked", _render_marked)
@@ -176,6 +249,13 @@ def _render_mention(renderer: ProseRenderer, token: Token, env: dict) -> str:
     return renderer.link_to(token.meta["key"], escape(token.content), env)
 
 
+def _shift_headings(state: StateCore) -> None:
+    """A `#` in prose is a section of the page, whose own title is the only h1."""
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + 1)}"
+
+
 def _mentions(state: StateCore, renderer: ProseRenderer) -> None:
     """Split every text token outside a link around the names found in it."""
     owner = state.env.get("owner")
@@ -197,24 +277,39 @@ def _mentions(state: StateCore, renderer: ProseRenderer) -> None:
 
 
 def _split(token: Token, matcher: NameMatcher, owner: Key | None) -> list[Token]:
-    text = token.content
-    found = matcher.find(text, marks.masked_regions(text))
-    if not found:
+    pieces = _pieces(token.content, matcher, owner)
+    if len(pieces) == 1 and pieces[0][1] is None:
         return [token]
-    out: list[Token] = []
+    out = []
+    for content, key in pieces:
+        if key is None:
+            out.append(_text(content))
+        else:
+            link = Token("mention", "", 0, content=content)
+            link.meta = {"key": key}
+            out.append(link)
+    return out
+
+
+def _pieces(text: str, matcher: NameMatcher, owner: Key | None) -> list[tuple[str, Key | None]]:
+    """The text cut around the names found in it: (text, None) or (name, its entity)."""
+    if not text:
+        return [(text, None)]
+    masked = marks.masked_regions(text) if MASKABLE.search(text) else []
+    found = matcher.find(text, masked)
+    out: list[tuple[str, Key | None]] = []
     cursor = 0
     for mention in found:
         targets = [t for t in mention.targets if t != owner]
         if not targets:
             continue
         if mention.start > cursor:
-            out.append(_text(text[cursor : mention.start]))
-        link = Token("mention", "", 0, content=text[mention.start : mention.end])
-        link.meta = {"key": min(targets, key=lambda t: (_KIND_RANK.get(t[0], 99), t[1]))}
-        out.append(link)
+            out.append((text[cursor : mention.start], None))
+        key = min(targets, key=lambda t: (_KIND_RANK.get(t[0], 99), t[1]))
+        out.append((text[mention.start : mention.end], key))
         cursor = mention.end
-    if cursor < len(text):
-        out.append(_text(text[cursor:]))
+    if cursor < len(text) or not out:
+        out.append((text[cursor:], None))
     return out
 
 

@@ -93,7 +93,8 @@ class Urls:
 
     def __init__(self, site: Site):
         self.base = normalize_base_path(site.base_path)
-        self.origin = site.base_url.strip().rstrip("/")
+        origin = site.base_url.strip().rstrip("/")
+        self.origin = origin if origin.startswith(("https://", "http://")) else ""
 
     def path(self, relative: str) -> str:
         """The URL of a path below the volume: '' is the volume's home, '/vol1/'."""
@@ -103,7 +104,13 @@ class Urls:
         return self.path(SECTIONS[name])
 
     def entity(self, entity: Entity) -> str:
+        """The URL of an entity of a kind the site shows (KeyError for any other)."""
         return self.path(ENTITY_PATHS[entity.KIND](entity))
+
+    def page_of(self, entity: Entity) -> str | None:
+        """The entity's URL, or None where the site has no page for its kind."""
+        where = ENTITY_PATHS.get(entity.KIND)
+        return self.path(where(entity)) if where is not None else None
 
     def source_category(self, category: str) -> str:
         return self.path(f"sources/{category}")

@@ -58,7 +58,9 @@ def ordinal(number: int) -> str:
     """first, second, … twelfth; 13th and on in figures."""
     if 1 <= number <= len(ORDINALS):
         return ORDINALS[number - 1]
-    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    suffix = (
+        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    )
     return f"{number}{suffix}"
 
 
@@ -101,4 +103,3 @@ def book_line(book: Book) -> Markup:
 
 def sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
-

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Time `sourcebook build` (check, then the site) against Hugo on the same synthetic records.
+
+    python bench/bench_site.py [--sizes 1000,10000] [--seed 0] [--repeat R] [--ignore-errors]
+
+Each record is generated into bench/out/site-n<N>-seed<S>/ (reused while its size, seed
+and generator are unchanged). For each size it prints, a line each:
+
+- the full `sourcebook build` (read, link, check, site) in a fresh Python process:
+  seconds, pages per second, peak memory (the building process plus its workers);
+- Hugo building the same number of pages, each with the same backlink lists, from
+  content this script writes beside the record (Debian's hugo; skipped with a message
+  where it is missing), with its own peak memory.
+
+The target: the full build of 10,000 entities within 2× Hugo's time in the same run, and
+under 1 GiB of peak memory. `--ignore-errors` measures the site even where check finds
+errors in the synthetic record (their number is printed), so that a generator and a
+check that have drifted apart do not hide the site's speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from generate import STAMP, generate, stamp
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+HUGO = shutil.which("hugo")
+TARGET_RATIO = 2.0
+TARGET_PEAK_MIB = 1024
+
+
+@dataclass
+class Run:
+    seconds: float
+    pages: int
+    peak_mib: float
+    detail: str = ""
+    site_seconds: float = 0.0
+    """For sourcebook: the site stage alone (build_site), without check and start-up."""
+
+
+def record_dir(n: int, seed: int) -> Path:
+    out = OUT / f"site-n{n}-seed{seed}"
+    if (out / STAMP).is_file() and (out / STAMP).read_text() == stamp(n, seed):
+        return out
+    started = time.perf_counter()
+    generate(n, out, seed)
+    print(f"generate N={n:,}: {time.perf_counter() - started:.1f} s (not timed)", flush=True)
+    return out
+
+
+# The sourcebook side: a fresh process checks and builds, and reports its own figures.
+
+
+def child(root: Path, out: Path, ignore_errors: bool) -> None:
+    from sourcebook.diagnostics import Diagnostics
+    from sourcebook.pipeline import check
+    from sourcebook.publish.site import build_site
+
+    started = time.perf_counter()
+    checked = check(root)
+    checked_at = time.perf_counter()
+    errors = len(checked.diagnostics.errors)
+    if errors and ignore_errors:
+        kept = [d for d in checked.diagnostics if d.severity.value != "error"]
+        checked.diagnostics = Diagnostics(kept)
+    built = build_site(checked, out)
+    done = time.perf_counter()
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    figures = {
+        "check": checked_at - started,
+        "site": done - checked_at,
+        "pages": built.pages,
+        "errors": errors,
+        "own_kib": own,
+        "worker_kib": workers,
+        "jobs": built.jobs,
+    }
+    print(json.dumps(figures))
+
+
+def run_sourcebook(root: Path, ignore_errors: bool) -> Run:
+    out = OUT / f"{root.name}-site"
+    command = [sys.executable, __file__, "--child", str(root), str(out)]
+    started = time.perf_counter()
+    done = subprocess.run(
+        command + (["--ignore-errors"] if ignore_errors else []),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise SystemExit(f"sourcebook build of {root.name} failed:\n{tail}")
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    # Workers are forked: what they share with the parent is counted twice, so this is
+    # an upper bound on the memory the build held at once.
+    peak = (figures["own_kib"] + figures["worker_kib"] * max(figures["jobs"] - 1, 0)) / 1024
+    start = seconds - figures["check"] - figures["site"]
+    detail = (
+        f"start-up {start:.2f} s + check {figures['check']:.2f} s + site {figures['site']:.2f} s"
+        f" in {figures['jobs']} process{'es' * (figures['jobs'] != 1)}"
+    )
+    if figures["errors"]:
+        detail += f"; check found {figures['errors']} errors (ignored for this measure)"
+    return Run(seconds, figures["pages"], peak, detail, figures["site"])
+
+
+# The Hugo side: the same pages, each listing the same backlinks.
+
+HUGO_CONFIG = """\
+baseURL = "https://example.org/vol1/"
+title = "Bench"
+disableKinds = ["taxonomy", "term", "RSS"]
+[markup.goldmark.renderer]
+unsafe = false
+"""
+HUGO_BASEOF = """\
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ .Title }} · Bench</title>
+<meta name="description" content="{{ .Params.description }}">
+<link rel="canonical" href="{{ .Permalink }}"></head>
+<body><main>{{ block "main" . }}{{ end }}</main>
+<nav><ul>{{ range .Site.Sections }}
+<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></nav>
+</body></html>
+"""
+HUGO_SINGLE = """\
+{{ define "main" }}<article><h1>{{ .Title }}</h1>{{ .Content }}
+{{ range .Params.backlinks }}<section><h2>{{ .heading }}</h2><ul>
+{{ range .items }}<li>{{ .label }} <a href="{{ .url }}">{{ .title }}</a></li>{{ end }}
+</ul></section>{{ end }}</article>{{ end }}
+"""
+HUGO_LIST = """\
+{{ define "main" }}<h1>{{ .Title }}</h1><ul>
+{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}
+</ul>{{ end }}
+"""
+HUGO_SECTIONS = {
+    "term": "glossary",
+    "chapter": "notes",
+    "campus": "ledger",
+    "test": "tests",
+    "person": "people",
+    "party": "parties",
+}
+
+
+def hugo_site(root: Path) -> Path:
+    """Hugo content for the pages `sourcebook build` writes of `root`, with their backlinks."""
+    from sourcebook.diagnostics import Diagnostics
+    from sourcebook.link import link_record
+    from sourcebook.link.backlinks import BacklinkIndex
+    from sourcebook.read import read_record
+
+    out = OUT / f"{root.name}-hugo"
+    marker = out / STAMP
+    if marker.is_file() and marker.read_text() == (root / STAMP).read_text():
+        return out
+    shutil.rmtree(out, ignore_errors=True)
+    record = read_record(root, Diagnostics())
+    assert record is not None
+    backlinks = BacklinkIndex(record, link_record(record))
+    for name, text in {
+        "hugo.toml": HUGO_CONFIG,
+        "layouts/_default/baseof.html": HUGO_BASEOF,
+        "layouts/_default/single.html": HUGO_SINGLE,
+        "layouts/_default/list.html": HUGO_LIST,
+    }.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text, encoding="utf-8")
+    for kind, section in HUGO_SECTIONS.items():
+        folder = out / "content" / section
+        folder.mkdir(parents=True)
+        (folder / "_index.md").write_text(f"---\ntitle: {section}\n---\n", encoding="utf-8")
+        for entity in record.of(kind):
+            front = {"title": entity.title, "backlinks": _groups(backlinks(entity))}
+            text = f"---\n{json.dumps(front, ensure_ascii=False)}\n---\n{entity.body}"
+            (folder / f"{entity.id}.md").write_text(text, encoding="utf-8")
+    marker.write_text((root / STAMP).read_text())
+    return out
+
+
+def _groups(links) -> list[dict]:  # type: ignore[no-untyped-def]
+    def item(entity) -> dict:  # type: ignore[no-untyped-def]
+        section = HUGO_SECTIONS.get(entity.KIND, "sources")
+        return {"label": entity.KIND, "title": entity.title, "url": f"/vol1/{section}/{entity.id}/"}
+
+    groups = [
+        ("Where the book uses it", links.book),
+        ("Where the record uses it", links.record),
+        ("Sources that use it", links.sources),
+        ("Related terms", links.related),
+    ]
+    return [{"heading": h, "items": [item(e) for e in es]} for h, es in groups if es]
+
+
+def run_hugo(site: Path) -> Run:
+    public = site / "public"
+    shutil.rmtree(public, ignore_errors=True)
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [HUGO or "hugo", "--quiet", "--source", str(site), "--destination", str(public)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"hugo failed: {process.stderr.read().decode() if process.stderr else ''}")
+    pages = sum(1 for _ in public.rglob("*.html"))
+    return Run(seconds, pages, usage.ru_maxrss / 1024)
+
+
+def line(name: str, n: int, run: Run) -> str:
+    rate = run.pages / run.seconds if run.seconds else 0.0
+    text = (
+        f"{name:<17} N={n:>6,}  {run.pages:>6,} pages  {run.seconds:6.2f} s  "
+        f"{rate:7,.0f} pages/s  peak {run.peak_mib:5,.0f} MiB"
+    )
+    return f"{text}  ({run.detail})" if run.detail else text
+
+
+def bench(n: int, seed: int, repeat: int, ignore_errors: bool) -> bool:
+    root = record_dir(n, seed)
+    ours = min(
+        (run_sourcebook(root, ignore_errors) for _ in range(repeat)), key=lambda r: r.seconds
+    )
+    print(line("sourcebook build", n, ours), flush=True)
+    if HUGO is None:
+        print(f"hugo              N={n:>6,}  skipped: hugo is not installed (apt install hugo)")
+        return ours.peak_mib < TARGET_PEAK_MIB
+    theirs = min((run_hugo(hugo_site(root)) for _ in range(repeat)), key=lambda r: r.seconds)
+    print(line("hugo", n, theirs), flush=True)
+    ratio = ours.seconds / theirs.seconds
+    met = ratio <= TARGET_RATIO and ours.peak_mib < TARGET_PEAK_MIB
+    print(
+        f"{'':<17} N={n:>6,}  {ratio:.2f}× Hugo's time (target ≤ {TARGET_RATIO:g}×; the site "
+        f"stage alone {ours.site_seconds / theirs.seconds:.2f}×), peak {ours.peak_mib:,.0f} MiB "
+        f"(target < {TARGET_PEAK_MIB:,} MiB): {'met' if met else 'NOT met'}",
+        flush=True,
+    )
+    return met
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=1, help="Best of R runs of each.")
+    parser.add_argument("--ignore-errors", action="store_true")
+    parser.add_argument("--child", nargs=2, metavar=("RECORD", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(Path(args.child[0]), Path(args.child[1]), args.ignore_errors)
+        return
+    results = [
+        bench(int(n), args.seed, args.repeat, args.ignore_errors) for n in args.sizes.split(",")
+    ]
+    sys.exit(0 if all(results) else 1)
+
+
+if __name__ == "__main__":
+    main()

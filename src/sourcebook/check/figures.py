@@ -1,0 +1,180 @@
+"""Figures: units that parse and fit their metric, quotes that carry their numbers,
+estimates that show their working, ids that are unique, and sources that disagree."""
+
+from __future__ import annotations
+
+from sourcebook.derive.conflicts import find_conflicts
+from sourcebook.derive.figures import Placed, placed_figures
+from sourcebook.derive.numbers import carries
+from sourcebook.derive.units import METRICS, UnitError, dimension_of, fits, metric, shown
+from sourcebook.diagnostics import Diagnostics, did_you_mean
+from sourcebook.link.graph import Graph
+from sourcebook.model.kinds import Grade
+from sourcebook.model.record import Record
+
+QUOTE_SHOWN = 80
+
+
+def check_figures(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
+    placed = placed_figures(record)
+    by_id = _ids(placed, diagnostics)
+    for figure in placed:
+        _check_unit(figure, diagnostics)
+        _check_evidence(figure, diagnostics)
+        _check_estimate(figure, by_id, diagnostics)
+    _check_conflicts(placed, diagnostics)
+
+
+def _ids(placed: list[Placed], diagnostics: Diagnostics) -> dict[str, Placed]:
+    by_id: dict[str, Placed] = {}
+    for figure in placed:
+        if figure.figure.id is None:
+            continue
+        if figure.id in by_id:
+            first = by_id[figure.id]
+            diagnostics.error(
+                figure.pos("id"),
+                "F009",
+                f"figure id '{figure.id}' is also used in {first.owner.file}",
+                "give each figure its own id",
+            )
+        else:
+            by_id[figure.id] = figure
+    return by_id
+
+
+def _check_unit(placed: Placed, diagnostics: Diagnostics) -> None:
+    figure = placed.figure
+    try:
+        dimension = dimension_of(figure.unit)
+    except UnitError as exc:
+        diagnostics.error(
+            placed.pos("unit"), "F001", str(exc), "write a unit such as MW, GW, chips, H100e, USD"
+        )
+        return
+    known = metric(figure.metric)
+    if known is None:
+        diagnostics.warning(
+            placed.pos("metric"),
+            "F003",
+            f"metric '{figure.metric}' is not one sourcebook knows, so its unit is not checked",
+            did_you_mean(figure.metric, METRICS) or "see 'Metrics' in docs/record-format.md",
+        )
+    elif not fits(figure.metric, figure.unit):
+        measured = dimension.name if dimension else "nothing a figure measures"
+        diagnostics.error(
+            placed.pos("unit"),
+            "F002",
+            f"unit '{figure.unit}' measures {measured}, but '{figure.metric}' is {known.dimension}",
+            f"write it in {known.unit}, or a unit convertible to it",
+        )
+    if figure.currency_year is not None and (dimension is None or dimension.name != "money"):
+        diagnostics.error(
+            placed.pos("currency_year"),
+            "F012",
+            "'currency_year' is for money; this figure is not in a currency",
+            "remove it",
+        )
+
+
+def _check_evidence(placed: Placed, diagnostics: Diagnostics) -> None:
+    figure = placed.figure
+    if figure.source is None:
+        if placed.evidenced:
+            diagnostics.error(
+                placed.pos(),
+                "F005",
+                f"figure '{figure.metric}' is graded {figure.grade.value} but names no source",
+                "name the source that carries it; evidence is traceable or it is not evidence",
+            )
+        elif not figure.inputs:
+            diagnostics.warning(
+                placed.pos(),
+                "F005",
+                f"figure '{figure.metric}' has no source",
+                "name the source that carries it, or make it an estimate with method and inputs",
+            )
+        return
+    if figure.quote is None:
+        diagnostics.warning(
+            placed.pos("source"),
+            "F006",
+            f"figure '{figure.metric}' names its source but quotes none of its words",
+            "add the source's words that carry the number as 'quote'",
+        )
+        return
+    try:
+        carried = carries(figure.quote, figure.value, figure.unit)
+    except UnitError:
+        return
+    if not carried:
+        diagnostics.error(
+            placed.pos("quote"),
+            "F004",
+            f"the quote does not carry the figure's number, {shown(figure.value, figure.unit)}: "
+            f"{_short(figure.quote)}",
+            "quote the words that state the number, or correct 'value' and 'unit'",
+        )
+
+
+def _check_estimate(placed: Placed, by_id: dict[str, Placed], diagnostics: Diagnostics) -> None:
+    figure = placed.figure
+    if figure.inputs and not figure.method:
+        diagnostics.error(
+            placed.pos("inputs"),
+            "F007",
+            f"figure '{figure.metric}' lists inputs but no method",
+            "say in 'method' how the value is worked out from its inputs",
+        )
+    carried = figure.source is not None and figure.quote is not None
+    if figure.grade is Grade.ESTIMATED and not carried and not (figure.method and figure.inputs):
+        diagnostics.error(
+            placed.pos(),
+            "F007",
+            f"estimate '{figure.metric}' shows neither its working nor a quote that carries it",
+            "quote whoever made it, or give its method and the figures it rests on as inputs",
+        )
+    for index, input_id in enumerate(figure.inputs):
+        found = by_id.get(input_id)
+        if found is None:
+            diagnostics.error(
+                placed.pos("inputs"),
+                "F008",
+                f"input '{input_id}' names no figure",
+                did_you_mean(input_id, by_id) or "give the figure it rests on an 'id'",
+            )
+        elif found is placed:
+            diagnostics.error(
+                placed.pos("inputs"), "F008", f"estimate '{input_id}' lists itself as an input"
+            )
+        elif found.figure.source is None and not found.figure.inputs:
+            diagnostics.error(
+                placed.pos("inputs"),
+                "F011",
+                f"input {index + 1}, '{input_id}', has no source",
+                "each input of an estimate carries its own source",
+            )
+
+
+def _check_conflicts(placed: list[Placed], diagnostics: Diagnostics) -> None:
+    by_id = {p.id: p for p in placed}
+    stated = [s for s in (p.stated() for p in placed) if s is not None]
+    for conflict in find_conflicts(stated):
+        last = by_id[conflict.figures[-1].figure]
+        values = " and ".join(
+            f"{shown(by_id[s.figure].figure.value, by_id[s.figure].figure.unit)} "
+            f"({s.source or 'no source'})"
+            for s in conflict.figures
+        )
+        diagnostics.warning(
+            last.pos("value"),
+            "F010",
+            f"figures for '{conflict.metric}' ({conflict.status}, {conflict.as_of}) disagree: "
+            f"{values}",
+            "the campus page shows both; log a correction if one source is wrong",
+        )
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return f"“{text}”" if len(text) <= QUOTE_SHOWN else f"“{text[: QUOTE_SHOWN - 1]}…”"

@@ -1,0 +1,98 @@
+"""`sourcebook build`: check the record, then write its companion site, swapped in whole."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from types import TracebackType
+
+import click
+
+from sourcebook.commands.common import RECORD, fail
+
+
+@click.command()
+@RECORD
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the site (default: RECORD/_site).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no warnings.")
+def build(record: Path, out: Path | None, quiet: bool) -> None:
+    """Check RECORD and build its site; a record with errors is never built."""
+    from sourcebook.commands.check import _print_text as print_diagnostics
+    from sourcebook.pipeline import check
+    from sourcebook.publish.site import BuildError, build_site
+    from sourcebook.read import RecordError
+
+    try:
+        checked = check(record)
+    except RecordError as exc:
+        fail(str(exc))
+    diagnostics = checked.diagnostics
+    entities = len(checked.record) if checked.record else 0
+    if not checked.ok:
+        print_diagnostics(
+            list(diagnostics), len(diagnostics.errors), len(diagnostics.warnings), entities
+        )
+        sys.exit(1)
+    if diagnostics.warnings and not quiet:
+        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), entities)
+    target = out if out is not None else record / "_site"
+    try:
+        with _progress(quiet) as progress:
+            built = build_site(checked, target, progress=progress)
+    except BuildError as exc:
+        fail(str(exc))
+    if not quiet:
+        click.echo(f"Built {built.pages:,} pages into {target} in {built.seconds:.2f} s")
+
+
+def _progress(quiet: bool) -> AbstractContextManager[PageProgress | None]:
+    """A context giving a `progress(done, total)` callback: a Rich bar, or nothing."""
+    return nullcontext(None) if quiet else PageProgress()
+
+
+class PageProgress:
+    """`with PageProgress() as progress: progress(done, total)`."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        console = Console(stderr=True)
+        self._bar = Progress(
+            TextColumn("Building the site"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            disable=not console.is_terminal,
+        )
+        self._task = self._bar.add_task("pages", total=None)
+
+    def __enter__(self) -> PageProgress:
+        self._bar.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._bar.stop()
+
+    def __call__(self, done: int, total: int) -> None:
+        self._bar.update(self._task, completed=done, total=total)

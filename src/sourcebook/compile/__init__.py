@@ -1,0 +1,112 @@
+"""Stage 4, compile: the whole checked record written to one SQLite database.
+
+The database is what the data releases carry, what Datasette serves, and what the
+derived stage reads: scorecard rows and test verdicts are queries over it. Its tables
+are documented in docs/database.md. The same record always gives the same file.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from datetime import date
+from pathlib import Path
+
+from sourcebook import __version__
+from sourcebook.compile.figures import (
+    write_figures,
+    write_parameters,
+    write_parties,
+    write_vocabulary,
+)
+from sourcebook.compile.rows import write_entities, write_library, write_quotes, write_refs
+from sourcebook.compile.schema import FIXED, SCHEMA_VERSION, kind_table
+from sourcebook.derive.as_of import restrict
+from sourcebook.derive.sql import CompiledRecord
+from sourcebook.link import Graph, link_record
+from sourcebook.model.kinds import KINDS
+from sourcebook.model.record import Record
+
+__all__ = ["SCHEMA_VERSION", "AsOfError", "compile_in_memory", "compile_record", "record_day"]
+
+
+class AsOfError(ValueError):
+    """An as-of day the record cannot stand at: one after it closes."""
+
+
+def record_day(record: Record, as_of: date | None) -> date:
+    """The day the compiled record stands at: `as_of`, or the record's close."""
+    closes = record.settings.book.closes
+    if as_of is not None and as_of > closes:
+        raise AsOfError(
+            f"--as-of {as_of.isoformat()} is after the record closes ({closes.isoformat()})"
+        )
+    return as_of or closes
+
+
+def compile_record(
+    record: Record, path: Path | str, graph: Graph | None = None, as_of: date | None = None
+) -> Path:
+    """Write the record, as it stood on `as_of` (default: its close), to a database at `path`.
+
+    The file is written beside its destination and moved into place, so a reader never
+    sees half a database.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.unlink(missing_ok=True)
+    db = sqlite3.connect(partial)
+    try:
+        fill(db, record, graph if graph is not None else link_record(record), as_of)
+        db.commit()
+        db.execute("VACUUM")
+    except BaseException:
+        db.close()
+        partial.unlink(missing_ok=True)
+        raise
+    db.close()
+    os.replace(partial, path)
+    return path
+
+
+def compile_in_memory(
+    record: Record, graph: Graph | None = None, as_of: date | None = None
+) -> CompiledRecord:
+    """The compiled record in memory, opened read-only for queries: what check runs SQL on."""
+    db = sqlite3.connect(":memory:")
+    try:
+        fill(db, record, graph if graph is not None else link_record(record), as_of)
+        db.commit()
+    except BaseException:
+        db.close()
+        raise
+    return CompiledRecord(db)
+
+
+def fill(db: sqlite3.Connection, record: Record, graph: Graph, as_of: date | None) -> None:
+    """Create the tables in an empty database and write the record into them."""
+    day = record_day(record, as_of)
+    db.executescript(FIXED)
+    for kind in KINDS:
+        db.execute(kind_table(kind))
+    db.executemany(
+        "INSERT INTO meta VALUES (?, ?)",
+        [
+            ("schema_version", SCHEMA_VERSION),
+            ("sourcebook_version", __version__),
+            ("title", record.settings.book.title),
+            ("closes", record.settings.book.closes.isoformat()),
+            ("as_of", day.isoformat()),
+            ("query_seconds", str(record.settings.limits.query_seconds)),
+        ],
+    )
+    write_vocabulary(db)
+    write_entities(db, record)
+    write_refs(db, graph)
+    write_library(db, record)
+    write_quotes(db, record, graph)
+    write_figures(db, record)
+    write_parties(db, record)
+    write_parameters(db, record)
+    restrict(db, day)

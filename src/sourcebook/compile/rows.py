@@ -1,0 +1,171 @@
+"""Entities into rows: one table per kind, the union `entities`, aliases, links and search."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel
+
+from sourcebook.compile.schema import kind_columns
+from sourcebook.derive.as_of import iso
+from sourcebook.link.graph import Graph
+from sourcebook.model.base import Entity
+from sourcebook.model.kinds import KINDS
+from sourcebook.model.record import Record
+
+
+def sql_value(value: Any) -> Any:
+    """A field's value as SQLite stores it: enums by value, lists and objects as JSON."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (BaseModel, list, dict)):
+        return json.dumps(_plain(value), ensure_ascii=False)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_defaults=True)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def entity_known_from(entity: Entity) -> str | None:
+    """Sources and corrections are not known before their date; nothing else is dated."""
+    if entity.KIND in ("source", "correction"):
+        return iso(getattr(entity, "date", None))
+    return None
+
+
+def write_entities(db: sqlite3.Connection, record: Record) -> None:
+    entities, aliases, search = [], [], []
+    for kind in KINDS:
+        columns = [name for name, _type in kind_columns(kind)]
+        names = ", ".join(f'"{c}"' for c in ["id", "title", *columns])
+        marks = ", ".join("?" * (len(columns) + 6))
+        rows = []
+        for entity in record.of(kind.name):
+            known = entity_known_from(entity)
+            values = [sql_value(getattr(entity, c)) for c in columns]
+            line = entity.pos().line
+            rows.append((entity.id, entity.title, *values, entity.body, entity.file, line, known))
+            entities.append(
+                (kind.name, entity.id, entity.title, entity.file, line, int(entity.draft), known)
+            )
+            aliases.extend((kind.name, entity.id, alias) for alias in entity.aliases)
+            text = "\n\n".join(t for _name, t in entity.prose() if t != entity.title)
+            search.append((kind.name, entity.id, entity.title, text))
+        db.executemany(
+            f'INSERT INTO "{kind.folder}" ({names}, body, file, line, known_from) VALUES ({marks})',
+            rows,
+        )
+    db.executemany("INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?)", entities)
+    db.executemany("INSERT INTO aliases VALUES (?, ?, ?)", aliases)
+    db.executemany("INSERT INTO search VALUES (?, ?, ?, ?)", search)
+
+
+def write_refs(db: sqlite3.Connection, graph: Graph) -> None:
+    rows = [
+        (
+            *ref.source,
+            *ref.target,
+            ref.via,
+            ref.field,
+            ref.text,
+            ref.locator,
+            ref.pos.file,
+            ref.pos.line,
+            ref.pos.col,
+        )
+        for ref in graph.refs
+        if ref.resolved
+    ]
+    db.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def write_library(db: sqlite3.Connection, record: Record) -> None:
+    library = getattr(record, "library", None)
+    for item in library or []:
+        db.execute(
+            "INSERT INTO library_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                item.shelf,
+                sql_value(item.kind),
+                item.url,
+                item.title,
+                item.captured,
+                item.holds,
+                item.pages,
+                json.dumps(item.read_again),
+                item.media_type,
+                item.size,
+                item.sha256,
+                item.how,
+                item.by,
+                iso(item.captured),
+            ),
+        )
+    for source in record.of("source"):
+        db.executemany(
+            "INSERT INTO source_library VALUES (?, ?, ?)",
+            [(source.id, shelf, n) for n, shelf in enumerate(getattr(source, "library", []), 1)],
+        )
+
+
+def write_quotes(db: sqlite3.Connection, record: Record, graph: Graph) -> None:
+    """Each quote claim with what the Library proved of it, where check has run the proof."""
+    library = getattr(record, "library", None)
+    report = getattr(library, "report", None)
+    if report is not None:
+        rows = [
+            (
+                *p.claim.owner,
+                p.claim.field,
+                p.claim.source,
+                p.claim.text,
+                p.status.value,
+                p.found.shelf if p.found else None,
+                p.locator,
+                p.claim.pos.file,
+                p.claim.pos.line,
+                p.claim.pos.col,
+            )
+            for p in report.proofs
+            if p.claim.source
+        ]
+    else:
+        rows = [
+            (
+                *q.owner,
+                q.field,
+                q.source,
+                q.text,
+                None,
+                None,
+                q.locator,
+                q.pos.file,
+                q.pos.line,
+                q.pos.col,
+            )
+            for q in graph.quotes
+            if q.source
+        ]
+    db.executemany("INSERT INTO quotes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def quote_status(record: Record) -> dict[tuple[tuple[str, str], str], str]:
+    """(owner, field) → the Library's verdict on that quote, where check has proved it."""
+    report = getattr(getattr(record, "library", None), "report", None)
+    if report is None:
+        return {}
+    return {(p.claim.owner, p.claim.field): p.status.value for p in report.proofs}

@@ -1,0 +1,81 @@
+"""The record as it stood on a day: what was known then, and nothing dated after it.
+
+Every dated row of the compiled record carries `known_from`, the first day on which the
+record could have held it (NULL: always). Reading the record as of a day deletes every
+row known only later, then whatever rested on them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+
+from sourcebook.model.base import day_start
+from sourcebook.model.kinds import KINDS, Figure, FigureStatus
+
+PAST_STATUSES = frozenset(
+    {
+        FigureStatus.OPERATING,
+        FigureStatus.UNDER_CONSTRUCTION,
+        FigureStatus.CANCELLED,
+        FigureStatus.MARKET,
+    }
+)
+"""Figures in these states say what was so on their day, so they are not known before it."""
+
+DATED_TABLES = (
+    "figures",
+    "entities",
+    "library_items",
+    *(kind.folder for kind in KINDS),
+)
+
+_CLEAN_UP = (
+    "DELETE FROM refs WHERE NOT EXISTS (SELECT 1 FROM entities e WHERE e.kind = refs.from_kind"
+    " AND e.id = refs.from_id) OR NOT EXISTS (SELECT 1 FROM entities e"
+    " WHERE e.kind = refs.to_kind AND e.id = refs.to_id)",
+    "DELETE FROM search WHERE NOT EXISTS (SELECT 1 FROM entities e WHERE e.kind = search.kind"
+    " AND e.id = search.id)",
+    "DELETE FROM quotes WHERE source NOT IN (SELECT id FROM sources) OR NOT EXISTS"
+    " (SELECT 1 FROM entities e WHERE e.kind = quotes.owner_kind AND e.id = quotes.owner_id)",
+    "DELETE FROM figure_inputs WHERE figure NOT IN (SELECT id FROM figures)"
+    " OR input NOT IN (SELECT id FROM figures)",
+    "DELETE FROM source_library WHERE source NOT IN (SELECT id FROM sources)"
+    " OR shelf NOT IN (SELECT shelf FROM library_items)",
+    "DELETE FROM campus_parties WHERE source IS NOT NULL"
+    " AND source NOT IN (SELECT id FROM sources)",
+)
+
+
+def iso(day: str | None) -> str | None:
+    """The first date a possibly partial day can mean, as YYYY-MM-DD."""
+    return None if day is None else day_start(day).isoformat()
+
+
+def figure_known_from(figure: Figure, source_date: str | None) -> str | None:
+    """The first day the record could hold a figure: its source's date, the day it was
+    stated, and, for a figure that says what was so, the day it holds for."""
+    days = [iso(source_date), iso(figure.stated)]
+    if figure.status in PAST_STATUSES:
+        days.append(iso(figure.as_of))
+    known = [d for d in days if d is not None]
+    return max(known) if known else None
+
+
+def restrict(db: sqlite3.Connection, day: date) -> None:
+    """Delete from a writable compiled record every row known only after `day`."""
+    shown = day.isoformat()
+    for table in DATED_TABLES:
+        db.execute(f'DELETE FROM "{table}" WHERE known_from > ?', (shown,))
+    for statement in _CLEAN_UP:
+        db.execute(statement)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'as_of'", (shown,))
+
+
+def copy_as_of(db: sqlite3.Connection, day: date) -> sqlite3.Connection:
+    """An in-memory copy of a compiled record as it stood on `day`, still writable."""
+    copy = sqlite3.connect(":memory:")
+    db.backup(copy)
+    restrict(copy, day)
+    copy.commit()
+    return copy

@@ -1,0 +1,226 @@
+"""The scorecard: each indicator's query run over the compiled record, with its evidence.
+
+An indicator's query returns at most one row, with the columns
+
+- `value` (required): the row's value, a number or text;
+- `unit`: the unit of a number (by default the unit of the first figure named);
+- `figure`: the id of the figure that carries the value, or several, comma-separated;
+- `campus`: the campus it is about (by default the first figure's campus);
+- `note`: a short qualification shown with the value.
+
+No row means no value yet. Anything else is the wrong shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any
+
+from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
+from sourcebook.derive.units import UnitError, shown
+
+INDICATOR_COLUMNS = ("value", "unit", "figure", "campus", "note")
+
+
+@dataclass(frozen=True, slots=True)
+class FigureRef:
+    """A figure a value came from, with what the site shows beside it."""
+
+    id: str
+    owner_kind: str
+    owner_id: str
+    campus: str | None
+    metric: str
+    value: float
+    unit: str
+    status: str
+    as_of: str
+    grade: str
+    evidenced: bool
+    source: str | None
+    quote: str | None
+    quote_status: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What an indicator's query gave on one day."""
+
+    value: float | str | None
+    unit: str | None = None
+    campus: str | None = None
+    figures: tuple[FigureRef, ...] = ()
+    note: str | None = None
+
+    @property
+    def shown(self) -> str | None:
+        """The value as a reader reads it: `500 MW`, `$2.35 per GPU-hour`."""
+        if self.value is None:
+            return None
+        if isinstance(self.value, str) or not self.unit:
+            return str(self.value)
+        try:
+            return shown(self.value, self.unit)
+        except UnitError:
+            return f"{self.value:g} {self.unit}"
+
+    def same(self, other: Answer) -> bool:
+        ids = tuple(f.id for f in self.figures)
+        return (self.value, self.unit, self.campus, ids) == (
+            other.value,
+            other.unit,
+            other.campus,
+            tuple(f.id for f in other.figures),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """The row's answer from `day` on, until the next point."""
+
+    day: str
+    answer: Answer
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A scorecard row: its answer as of the record's day, and how it moved."""
+
+    indicator: str
+    row: int
+    title: str
+    description: str
+    answer: Answer | None
+    history: tuple[Point, ...] = ()
+    error: QueryError | None = None
+
+    @property
+    def figure(self) -> FigureRef | None:
+        return self.answer.figures[0] if self.answer and self.answer.figures else None
+
+    @property
+    def grade(self) -> str | None:
+        return self.figure.grade if self.figure else None
+
+    @property
+    def source(self) -> str | None:
+        return self.figure.source if self.figure else None
+
+    @property
+    def anchor(self) -> str:
+        return f"row-{self.row}"
+
+
+def scorecard(db: CompiledRecord, history: bool = True) -> list[Row]:
+    """Every indicator's row, in row order; a query that fails gives a row with its error."""
+    indicators = db.rows("SELECT id, row, title, description, query FROM indicators ORDER BY row")
+    rows = []
+    for indicator in indicators:
+        answer, error = None, None
+        if indicator["query"]:
+            try:
+                answer = evaluate_indicator(db, indicator["query"])
+            except QueryError as exc:
+                error = exc
+        rows.append(
+            Row(
+                indicator["id"],
+                indicator["row"],
+                indicator["title"],
+                indicator["description"],
+                answer,
+                (),
+                error,
+            )
+        )
+    if history:
+        rows = _with_history(db, rows, {i["id"]: i["query"] for i in indicators})
+    return rows
+
+
+def evaluate_indicator(db: CompiledRecord, sql: str) -> Answer | None:
+    """Run an indicator's query. Raises QueryError for a failure or the wrong shape."""
+    result = db.run(sql, max_rows=1)
+    unknown = [c for c in result.columns if c not in INDICATOR_COLUMNS]
+    if "value" not in result.columns or unknown:
+        raise QueryError(
+            Failure.SHAPE,
+            f"an indicator's query returns the columns value, and optionally unit, figure, "
+            f"campus and note; this one returns {', '.join(result.columns) or 'none'}",
+        )
+    if result.more:
+        raise QueryError(Failure.SHAPE, "an indicator's query returns at most one row")
+    if not result.rows:
+        return None
+    got: dict[str, Any] = dict(zip(result.columns, result.rows[0], strict=True))
+    figures = figure_refs(db, got.get("figure"))
+    first = figures[0] if figures else None
+    campuses = {f.campus for f in figures}
+    value = got["value"]
+    if value is not None and not isinstance(value, (int, float, str)):
+        raise QueryError(Failure.SHAPE, "an indicator's value is a number or text")
+    return Answer(
+        value=value,
+        unit=got.get("unit") or (first.unit if first else None),
+        campus=got.get("campus") or (campuses.pop() if len(campuses) == 1 else None),
+        figures=figures,
+        note=got.get("note"),
+    )
+
+
+def figure_refs(db: CompiledRecord, named: Any) -> tuple[FigureRef, ...]:
+    """The figures a query names by id (one, or several comma-separated)."""
+    if named is None:
+        return ()
+    refs = []
+    for figure_id in (part.strip() for part in str(named).split(",") if part.strip()):
+        found = db.rows(
+            "SELECT id, owner_kind, owner_id, campus, metric, value, unit, status, as_of, grade,"
+            " evidenced, source, quote, quote_status FROM figures WHERE id = ?",
+            (figure_id,),
+        )
+        if not found:
+            raise QueryError(Failure.SHAPE, f"the query names figure '{figure_id}', which is none")
+        row = found[0]
+        refs.append(FigureRef(**{**dict(row), "evidenced": bool(row["evidenced"])}))
+    return tuple(refs)
+
+
+def history_days(db: CompiledRecord) -> list[date]:
+    """The days on which the record's figures changed, up to the day it stands at."""
+    as_of = db.meta("as_of")
+    found = db.rows(
+        "SELECT DISTINCT known_from FROM figures WHERE known_from IS NOT NULL ORDER BY 1"
+    )
+    days = [date.fromisoformat(r[0]) for r in found]
+    if as_of:
+        days = [d for d in days if d.isoformat() <= as_of]
+    return days
+
+
+def _with_history(db: CompiledRecord, rows: list[Row], queries: dict[str, str]) -> list[Row]:
+    points: dict[str, list[Point]] = {row.indicator: [] for row in rows}
+    for day in history_days(db):
+        with db.as_of(day) as then:
+            for row in rows:
+                if row.error is not None or not queries[row.indicator]:
+                    continue
+                try:
+                    answer = evaluate_indicator(then, queries[row.indicator])
+                except QueryError:
+                    continue
+                _append(points[row.indicator], day, answer)
+    as_of = db.meta("as_of")
+    for row in rows:
+        if as_of and row.error is None:
+            _append(points[row.indicator], date.fromisoformat(as_of), row.answer)
+    return [replace(r, history=tuple(points[r.indicator])) for r in rows]
+
+
+def _append(points: list[Point], day: date, answer: Answer | None) -> None:
+    if answer is None:
+        return
+    if points and points[-1].answer.same(answer):
+        return
+    points.append(Point(day.isoformat(), answer))

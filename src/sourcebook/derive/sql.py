@@ -1,0 +1,187 @@
+"""Run the record's own SQL safely: read-only, one statement, within a time limit.
+
+Indicators and tests are SQL written in record files. The compiled record is opened
+read-only (a `mode=ro` URI and `PRAGMA query_only`), an authorizer refuses anything
+but reading, and a progress handler stops a query that runs past its time limit.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from sourcebook.derive.as_of import copy_as_of
+
+DEFAULT_SECONDS = 2.0
+_PROGRESS_STEPS = 1000
+"""SQLite virtual-machine steps between two looks at the clock."""
+_MAX_VALUE_BYTES = 50_000_000
+"""The largest string or blob a query may make: randomblob(1e9) is refused, not allocated."""
+
+_ALLOWED = {
+    sqlite3.SQLITE_SELECT,
+    sqlite3.SQLITE_READ,
+    sqlite3.SQLITE_FUNCTION,
+    sqlite3.SQLITE_RECURSIVE,
+}
+# FTS5 reads its schema and the data version as it opens the search table; the
+# connection is query-only, so these can change nothing.
+_FTS5_INTERNALS = {
+    (sqlite3.SQLITE_UPDATE, "sqlite_master"),
+    (sqlite3.SQLITE_PRAGMA, "data_version"),
+}
+_DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
+_WRITING = ("not authorized", "authorization", "readonly", "may not be modified")
+_TOKEN = re.compile(r'(?:near|column|table|function):?\s*"?([^":]+?)"?(?::|$)')
+
+
+class Failure(StrEnum):
+    """Why a query gave no answer; each has its diagnostic code."""
+
+    FAILED = "X001"
+    NOT_READ_ONLY = "X002"
+    TOO_SLOW = "X003"
+    SHAPE = "X004"
+
+
+class QueryError(Exception):
+    """A query that gave no usable answer, with where in its text the trouble is."""
+
+    def __init__(self, failure: Failure, message: str, offset: int | None = None):
+        super().__init__(message)
+        self.failure, self.message, self.offset = failure, message, offset
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    more: bool
+    """True when the query had more rows than were asked for."""
+
+
+class CompiledRecord:
+    """A compiled record opened for reading; the record's own queries run through `run`."""
+
+    def __init__(self, connection: sqlite3.Connection, seconds: float | None = None):
+        connection.execute("PRAGMA query_only = ON")
+        connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _MAX_VALUE_BYTES)
+        connection.set_authorizer(_authorize)
+        connection.row_factory = sqlite3.Row
+        self.connection = connection
+        self.seconds = seconds if seconds is not None else self._record_seconds()
+
+    def __enter__(self) -> CompiledRecord:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def meta(self, key: str) -> str | None:
+        row = self.connection.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        """sourcebook's own fixed queries over the record's tables."""
+        return self.connection.execute(sql, params).fetchall()
+
+    def as_of(self, day: date) -> CompiledRecord:
+        """An in-memory copy of this record as it stood on `day`; close it after use."""
+        return CompiledRecord(copy_as_of(self.connection, day), self.seconds)
+
+    def run(self, sql: str, max_rows: int = 1000) -> Result:
+        """Run one of the record's own statements. Raises QueryError, saying why and where."""
+        deadline = time.monotonic() + self.seconds
+        self.connection.set_progress_handler(_stopper(deadline), _PROGRESS_STEPS)
+        try:
+            cursor = self.connection.execute(sql)
+            rows = cursor.fetchmany(max_rows + 1)
+            columns = tuple(d[0] for d in cursor.description or ())
+            cursor.close()
+        except sqlite3.ProgrammingError as exc:
+            raise _programming(exc) from None
+        except sqlite3.Error as exc:
+            raise _classify(exc, sql, self.seconds) from None
+        finally:
+            self.connection.set_progress_handler(None, 0)
+        return Result(columns, tuple(tuple(r) for r in rows[:max_rows]), len(rows) > max_rows)
+
+    def _record_seconds(self) -> float:
+        try:
+            value = self.meta("query_seconds")
+        except sqlite3.Error:
+            return DEFAULT_SECONDS
+        return float(value) if value else DEFAULT_SECONDS
+
+
+def open_record(path: Path | str, seconds: float | None = None) -> CompiledRecord:
+    """The compiled record at `path`, opened read-only; `seconds` defaults to the record's."""
+    uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+    return CompiledRecord(sqlite3.connect(uri, uri=True), seconds)
+
+
+def _stopper(deadline: float) -> Callable[[], int]:
+    def stop() -> int:
+        return int(time.monotonic() > deadline)
+
+    return stop
+
+
+def _authorize(action: int, arg1: str | None, arg2: str | None, *_: Any) -> int:
+    if (action, arg1) in _FTS5_INTERNALS:
+        return sqlite3.SQLITE_OK
+    if action not in _ALLOWED:
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _DENIED_FUNCTIONS:
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
+def _programming(exc: sqlite3.ProgrammingError) -> QueryError:
+    if "one statement" in str(exc):
+        return QueryError(
+            Failure.NOT_READ_ONLY, "a query is one SELECT statement; this holds several"
+        )
+    return QueryError(Failure.FAILED, str(exc))
+
+
+def _classify(exc: sqlite3.Error, sql: str, seconds: float) -> QueryError:
+    message = str(exc)
+    if message == "interrupted":
+        return QueryError(
+            Failure.TOO_SLOW, f"the query ran past its time limit of {seconds:g} s and was stopped"
+        )
+    if any(word in message for word in _WRITING):
+        return QueryError(
+            Failure.NOT_READ_ONLY,
+            f"the query does more than read ({message}); only SELECT is allowed",
+            _statement_start(sql),
+        )
+    return QueryError(Failure.FAILED, message, _offset(message, sql))
+
+
+def _statement_start(sql: str) -> int:
+    return len(sql) - len(sql.lstrip())
+
+
+def _offset(message: str, sql: str) -> int | None:
+    """Where in the query the token an SQLite message names first appears."""
+    found = _TOKEN.search(message)
+    if not found:
+        return None
+    token = found[1].strip().split(".")[-1]
+    if not token:
+        return None
+    match = re.search(rf"(?<!\w){re.escape(token)}(?!\w)", sql, re.I)
+    return match.start() if match else None

@@ -1,0 +1,131 @@
+"""Each metric of a campus over time: the points a campus page draws as a table and a chart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sourcebook.derive.conflicts import Conflict, Stated, find_conflicts
+from sourcebook.derive.sql import CompiledRecord
+from sourcebook.derive.units import METRICS, UnitError, convert, metric
+
+_FIGURE_COLUMNS = (
+    "id, owner_kind, owner_id, metric, value, unit, base_value, chip, qualifier, status, as_of,"
+    " as_of_start, as_of_end, grade, evidenced, source, quote, quote_status, note"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TimelinePoint:
+    """One figure on a timeline, its value also given in the timeline's unit."""
+
+    figure: str
+    as_of: str
+    start: str
+    """The first day `as_of` can mean, as YYYY-MM-DD: where the point stands on a chart."""
+    end: str
+    value: float
+    unit: str
+    shown_value: float | None
+    """The value in the timeline's unit; None where the figure's unit does not convert."""
+    status: str
+    grade: str
+    evidenced: bool
+    source: str | None
+    quote: str | None
+    quote_status: str | None
+    chip: str | None
+    qualifier: str | None
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """A metric of one campus (or party), every figure in day order."""
+
+    owner_kind: str
+    owner_id: str
+    metric: str
+    label: str
+    unit: str
+    points: tuple[TimelinePoint, ...]
+
+    def statuses(self) -> list[str]:
+        """The statuses on the timeline, in the order they first appear: one series each."""
+        return list(dict.fromkeys(p.status for p in self.points))
+
+    def series(self, status: str) -> list[TimelinePoint]:
+        return [p for p in self.points if p.status == status]
+
+
+def timeline(db: CompiledRecord, owner_id: str, metric_id: str, kind: str = "campus") -> Timeline:
+    """The figures of one metric of a campus (or, with kind='party', a party), by day."""
+    rows = db.rows(
+        f"SELECT {_FIGURE_COLUMNS} FROM figures WHERE owner_kind = ? AND owner_id = ?"
+        " AND metric = ? ORDER BY as_of_start, as_of_end, position",
+        (kind, owner_id, metric_id),
+    )
+    known = metric(metric_id)
+    unit = known.unit if known else (rows[0]["unit"] if rows else "")
+    label = known.label if known else metric_id
+    points = tuple(_point(row, unit) for row in rows)
+    return Timeline(kind, owner_id, metric_id, label, unit, points)
+
+
+def timelines(db: CompiledRecord, owner_id: str, kind: str = "campus") -> list[Timeline]:
+    """A timeline for each metric the owner has figures for, known metrics first."""
+    found = db.rows(
+        "SELECT DISTINCT metric FROM figures WHERE owner_kind = ? AND owner_id = ?",
+        (kind, owner_id),
+    )
+    order = list(METRICS)
+    names = sorted(
+        (r[0] for r in found), key=lambda m: (order.index(m) if m in order else len(order), m)
+    )
+    return [timeline(db, owner_id, name, kind) for name in names]
+
+
+def conflicts(db: CompiledRecord, owner_id: str | None = None) -> list[Conflict]:
+    """Figures whose sources disagree (see derive.conflicts), for one owner or all."""
+    rows = db.rows(
+        "SELECT id, owner_kind, owner_id, metric, chip, status, as_of, base_value, source"
+        " FROM figures WHERE base_value IS NOT NULL AND (? IS NULL OR owner_id = ?)",
+        (owner_id, owner_id),
+    )
+    return find_conflicts(
+        Stated(
+            r["id"],
+            (r["owner_kind"], r["owner_id"]),
+            r["metric"],
+            r["chip"],
+            r["status"],
+            r["as_of"],
+            r["base_value"],
+            r["source"],
+        )
+        for r in rows
+    )
+
+
+def _point(row, unit: str) -> TimelinePoint:  # type: ignore[no-untyped-def]
+    try:
+        shown_value: float | None = convert(row["value"], row["unit"], unit)
+    except UnitError:
+        shown_value = None
+    return TimelinePoint(
+        figure=row["id"],
+        as_of=row["as_of"],
+        start=row["as_of_start"],
+        end=row["as_of_end"],
+        value=row["value"],
+        unit=row["unit"],
+        shown_value=shown_value,
+        status=row["status"],
+        grade=row["grade"],
+        evidenced=bool(row["evidenced"]),
+        source=row["source"],
+        quote=row["quote"],
+        quote_status=row["quote_status"],
+        chip=row["chip"],
+        qualifier=row["qualifier"],
+        note=row["note"] or None,
+    )

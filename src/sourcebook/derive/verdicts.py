@@ -1,0 +1,115 @@
+"""The book's tests judged against the compiled record: pending, passed or failed, and why.
+
+A test's query returns exactly one row, with the columns
+
+- `holds` (required): 1 where the record shows the claim met, 0 where it shows it
+  broken, NULL where it does not yet settle it;
+- `why`: one line saying what the record shows;
+- `figure`: the id of the figure the judgement rests on, or several, comma-separated.
+
+1 is passed and 0 failed, whatever the day. NULL is pending until the deadline, and
+failed once the deadline is past on the record's day: a claim not shown by then is not
+met. A claim that something lasts until its deadline says 1 itself once the record's
+day (`SELECT day FROM record_day`) reaches it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from sourcebook.derive.scorecard import FigureRef, figure_refs
+from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
+from sourcebook.model.base import day_end
+
+TEST_COLUMNS = ("holds", "why", "figure")
+
+
+class Outcome(StrEnum):
+    PENDING = "pending"
+    PASSED = "passed"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A test as the record stands on `as_of`."""
+
+    test: str
+    title: str
+    claim: str
+    deadline: str
+    rule: str
+    as_of: str
+    outcome: Outcome | None
+    """None where the test has no query, or its query failed."""
+    why: str | None = None
+    figures: tuple[FigureRef, ...] = ()
+    error: QueryError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    holds: bool | None
+    why: str | None
+    figures: tuple[FigureRef, ...]
+
+
+def verdicts(db: CompiledRecord) -> list[Verdict]:
+    """Every test's verdict, by deadline and then id."""
+    as_of = db.meta("as_of") or ""
+    tests = db.rows('SELECT id, title, claim, deadline, "rule", query FROM tests')
+    found = []
+    for test in sorted(tests, key=lambda t: (day_end(t["deadline"]), t["id"])):
+        found.append(_verdict(db, dict(test), as_of))
+    return found
+
+
+def _verdict(db: CompiledRecord, test: dict[str, Any], as_of: str) -> Verdict:
+    fields = {k: test[k] for k in ("title", "claim", "deadline", "rule")}
+    if not test["query"]:
+        return Verdict(test["id"], **fields, as_of=as_of, outcome=None)
+    try:
+        judgement = judge(db, test["query"])
+    except QueryError as exc:
+        return Verdict(test["id"], **fields, as_of=as_of, outcome=None, error=exc)
+    return Verdict(
+        test["id"],
+        **fields,
+        as_of=as_of,
+        outcome=outcome(judgement.holds, test["deadline"], date.fromisoformat(as_of)),
+        why=judgement.why,
+        figures=judgement.figures,
+    )
+
+
+def outcome(holds: bool | None, deadline: str, as_of: date) -> Outcome:
+    if holds is not None:
+        return Outcome.PASSED if holds else Outcome.FAILED
+    return Outcome.FAILED if as_of >= day_end(deadline) else Outcome.PENDING
+
+
+def judge(db: CompiledRecord, sql: str) -> Judgement:
+    """Run a test's query. Raises QueryError for a failure or the wrong shape."""
+    result = db.run(sql, max_rows=1)
+    unknown = [c for c in result.columns if c not in TEST_COLUMNS]
+    if "holds" not in result.columns or unknown:
+        raise QueryError(
+            Failure.SHAPE,
+            "a test's query returns the columns holds, and optionally why and figure; "
+            f"this one returns {', '.join(result.columns) or 'none'}",
+        )
+    if result.more or not result.rows:
+        raise QueryError(Failure.SHAPE, "a test's query returns exactly one row")
+    got = dict(zip(result.columns, result.rows[0], strict=True))
+    holds = got["holds"]
+    if holds not in (0, 1, None):
+        raise QueryError(Failure.SHAPE, f"'holds' is 1, 0 or NULL, not {holds!r}")
+    why = got.get("why")
+    return Judgement(
+        None if holds is None else bool(holds),
+        None if why is None else str(why),
+        figure_refs(db, got.get("figure")),
+    )

@@ -1,0 +1,22 @@
+"""The Library: an archived copy of every source, and every quote proven against it.
+
+Its modules, in the order a copy travels through them:
+
+- `capture` fetches a URL (keeping the exchange as WARC) or reads a capture file;
+- `extract` takes the text out of an original (HTML, PDF, plain text);
+- `store` puts it on a shelf, `attach` names the shelf in a source, `intake` does both
+  for `sourcebook library add`;
+- `items` is the model (an `Item`, the `Library`), `read` reads library/ into it;
+- `normalize` and `match` decide whether a quote stands in a text, `cache` remembers
+  what was normalized and found, `nearest` shows how a missing quote differs;
+- `verify` proves every quote of a record and `report` holds the proofs.
+
+For the site: `record.library.holdings(source.library)` gives a source's items (shelf,
+kind, `captured`, `holds`, `url`, `read_as_image`; the source's own `read` says what was
+read), and after check, `record.library.report.proof_of(claim)` gives a quote's `Proof`
+(`status`, `found.shelf`, `locator`: "p. 81" or "read as an image").
+"""
+
+from sourcebook.library.items import Item, ItemKind, Library
+
+__all__ = ["Item", "ItemKind", "Library"]

@@ -1,0 +1,158 @@
+"""Read a record's library/ folder: every item's metadata, checked as it is read."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from sourcebook.diagnostics import Diagnostics, Pos
+from sourcebook.library.files import write_atomic
+from sourcebook.library.items import SHELF_PATTERN, Item, Library
+
+FOLDER = "library"
+CACHE_FOLDER = ".sourcebook-cache"
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Library:
+    """The Library of the record at `root`; an empty one where it has no library/ folder."""
+    shown = FOLDER if shown_root in ("", ".") else f"{shown_root}/{FOLDER}"
+    library = Library(root / FOLDER, shown)
+    if not library.folder.is_dir():
+        return library
+    parsed = _ParsedCache(root / CACHE_FOLDER / "library" / "items-v1.json")
+    for entry in _metadata_files(library.folder):
+        item = _read_item(entry, library, parsed, diagnostics)
+        if item is not None:
+            library.items[item.shelf] = item
+    parsed.save()
+    return library
+
+
+def _metadata_files(folder: Path) -> list[os.DirEntry[str]]:
+    """The .yaml files of the folder, shelves in number order, other names after them."""
+    entries = [e for e in os.scandir(folder) if e.name.endswith(".yaml") and e.is_file()]
+    entries.sort(key=_shelf_order)
+    return entries
+
+
+def _shelf_order(entry: os.DirEntry[str]) -> tuple[int, int, str]:
+    stem = entry.name[:-5]
+    return (0, int(stem[1:]), "") if SHELF_PATTERN.match(stem) else (1, 0, stem)
+
+
+class _ParsedCache:
+    """Parsed metadata files, known by name while their size, time and inode are the same:
+    YAML parsing is most of the cost of reading a large Library, and the files seldom
+    change between checks."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.seen: dict[str, Any] = {}
+        try:
+            self.known: dict[str, Any] = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            self.known = {}
+        self.changed = not isinstance(self.known, dict)
+        if self.changed:
+            self.known = {}
+
+    def parse(self, entry: os.DirEntry[str]) -> Any:
+        stat = entry.stat()
+        signature = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+        known = self.known.get(entry.name)
+        if known is not None and known[:3] == signature:
+            data = known[3]
+        else:
+            with open(entry.path, "rb") as file:
+                data = yaml.load(file.read().decode("utf-8"), Loader=_Loader)
+            self.changed = True
+        self.seen[entry.name] = [*signature, data]
+        return data
+
+    def save(self) -> None:
+        if self.changed or len(self.seen) != len(self.known):
+            # A cache that cannot be written only makes the next read slower.
+            with contextlib.suppress(OSError, TypeError, ValueError):
+                write_atomic(self.path, json.dumps(self.seen, default=str).encode("utf-8"))
+
+
+def _read_item(
+    entry: os.DirEntry[str], library: Library, parsed: _ParsedCache, diagnostics: Diagnostics
+) -> Item | None:
+    shown = library.shown_path(entry.name)
+    shelf = entry.name[:-5]
+    if not SHELF_PATTERN.match(shelf):
+        diagnostics.error(
+            Pos(shown), "Q005", f"'{entry.name}' is not named for a shelf id", "name it S1.yaml, …"
+        )
+        return None
+    try:
+        data = parsed.parse(entry)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        diagnostics.error(Pos(shown), "Q005", f"library item cannot be read: {_first_line(exc)}")
+        return None
+    if not isinstance(data, dict):
+        diagnostics.error(Pos(shown), "Q005", "library item is not a mapping of fields")
+        return None
+    try:
+        item = Item.model_validate({**data, "shelf": shelf})
+    except ValidationError as exc:
+        text = Path(entry.path).read_text(encoding="utf-8")
+        for error in exc.errors():
+            _report(error, text, shown, diagnostics)
+        return None
+    _check_files(item, entry.path[: -len(entry.name)], shown, diagnostics)
+    return item
+
+
+def _check_files(item: Item, folder: str, shown: str, diagnostics: Diagnostics) -> None:
+    """The text and the original are there; plain strings, as this runs once an item."""
+    if not os.path.isfile(f"{folder}{item.shelf}.txt"):
+        diagnostics.error(
+            Pos(shown),
+            "Q006",
+            f"{item.shelf} has no text file {item.shelf}.txt",
+            "re-add the original, or write the transcription of an image there",
+        )
+    try:
+        size = os.stat(f"{folder}objects/{item.sha256[:2]}/{item.sha256}").st_size
+    except OSError:
+        diagnostics.error(
+            Pos(shown), "Q006", f"the original of {item.shelf} is missing from library/objects"
+        )
+        return
+    if size != item.size:
+        diagnostics.error(
+            Pos(shown),
+            "Q006",
+            f"the original of {item.shelf} is {size:,} bytes, not the {item.size:,} recorded",
+        )
+
+
+def _report(error: Any, text: str, shown: str, diagnostics: Diagnostics) -> None:
+    key = str(error["loc"][0]) if error["loc"] else ""
+    pos = Pos(shown, _line_of(text, key), 1)
+    if error["type"] == "missing":
+        diagnostics.error(Pos(shown), "Q005", f"library item lacks '{key}'")
+    elif error["type"] == "extra_forbidden":
+        diagnostics.error(pos, "Q005", f"unknown library item field '{key}'", "see docs/library.md")
+    else:
+        diagnostics.error(pos, "Q005", f"'{key}': {error['msg'].rstrip('.').lower()}")
+
+
+def _line_of(text: str, key: str) -> int:
+    found = re.search(rf"^{re.escape(key)}\s*:", text, re.M) if key else None
+    return text.count("\n", 0, found.start()) + 1 if found else 1
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,173 @@
+"""Prove each quote of the record against the Library's copies of its source.
+
+Quotes are taken source by source: the source's items are loaded (normalized, from the
+cache where they have been seen before), each quote is looked for in them, and the items
+are let go. Quotes not found are then looked for in every other item at once, through
+one Aho-Corasick automaton of their longest literal parts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+
+from sourcebook.library.cache import Normalized, TextCache
+from sourcebook.library.items import Item, ItemKind, Library
+from sourcebook.library.match import locate
+from sourcebook.library.nearest import Nearest, nearest
+from sourcebook.library.normalize import QuotePattern, compile_quote
+from sourcebook.library.report import Found, Proof, QuoteReport, Status
+from sourcebook.link.graph import Graph, QuoteClaim
+from sourcebook.model.record import Record
+
+_compiled = lru_cache(maxsize=65536)(compile_quote)
+
+
+def verify_quotes(record: Record, graph: Graph, cache: TextCache | None = None) -> QuoteReport:
+    """The proof of every quote claim whose source is in the record."""
+    if cache is None:
+        # A record without a Library gets no cache folder: checking it writes nothing.
+        cache = TextCache.for_record(record.root) if len(record.library) else TextCache(None)
+        try:
+            return verify_quotes(record, graph, cache)
+        finally:
+            cache.close()
+    library = record.library
+    report = QuoteReport(marked=[(owner, mark) for owner, mark, _pos in graph.marked])
+    by_source: dict[str, list[QuoteClaim]] = defaultdict(list)
+    for claim in quote_claims(record, graph):
+        by_source[claim.source or ""].append(claim)
+    missing: list[Proof] = []
+    for source_id in sorted(by_source):
+        source = record.get("source", source_id)
+        if source is None:
+            continue
+        items = library.holdings(getattr(source, "library", []))
+        for proof in _prove_source(by_source[source_id], items, library, cache):
+            if proof.status is Status.NOT_FOUND:
+                missing.append(proof)
+            report.add(proof)
+    if missing:
+        _look_elsewhere(report, missing, record, cache)
+    cache.save()
+    return report
+
+
+def quote_claims(record: Record, graph: Graph) -> list[QuoteClaim]:
+    """The graph's quotes, and the quote of each figure that names its source."""
+    claims = [c for c in graph.quotes if c.source]
+    for entity in record:
+        for index, figure in enumerate(getattr(entity, "figures", []) or []):
+            if figure.quote and figure.source:
+                pos = entity.pos("figures", index, "quote")
+                field = f"figures.{index}.quote"
+                claims.append(QuoteClaim(entity.key, field, figure.source, figure.quote, pos))
+    return claims
+
+
+def _prove_source(
+    claims: list[QuoteClaim], items: list[Item], library: Library, cache: TextCache
+) -> Iterator[Proof]:
+    if not items:
+        for claim in claims:
+            yield Proof(claim, Status.UNVERIFIABLE)
+        return
+    paths = [library.text_file(item.shelf) for item in items]
+    shas = [cache.text_sha(path) for path in paths]
+    key = "|".join(f"{i.shelf}:{i.kind.value}:{sha}" for i, sha in zip(items, shas, strict=True))
+    known = cache.proofs(key)
+    texts: list[tuple[Item, Normalized]] | None = None
+    searched = tuple(item.shelf for item in items)
+    for claim in claims:
+        hit = known.get(claim.text)
+        if hit is not None:
+            yield Proof(claim, Status.VERIFIED, searched, Found(*hit))
+            continue
+        if texts is None:
+            texts = [(i, cache.load(p, sha)) for i, p, sha in zip(items, paths, shas, strict=True)]
+        pattern = _compiled(claim.text)
+        found = _first(pattern, texts)
+        if found is not None:
+            cache.remember(key, claim.text, list(found))
+            yield Proof(claim, Status.VERIFIED, searched, found)
+        else:
+            yield Proof(claim, Status.NOT_FOUND, searched, nearest=_nearest(pattern, texts))
+
+
+def load(library: Library, item: Item, cache: TextCache) -> Normalized:
+    """An item's normalized text; empty where its text file cannot be read (check says so)."""
+    path = library.text_file(item.shelf)
+    return cache.load(path, cache.text_sha(path))
+
+
+def _first(pattern: QuotePattern, texts: list[tuple[Item, Normalized]]) -> Found | None:
+    for item, normalized in texts:
+        span = locate(pattern, normalized.text)
+        if span is None:
+            continue
+        if item.kind is ItemKind.PDF:
+            first, last = normalized.page_at(span[0]), normalized.page_at(max(span[0], span[1] - 1))
+            return Found(item.shelf, first, last)
+        return Found(item.shelf, read_as_image=item.kind is ItemKind.IMAGE)
+    return None
+
+
+def _nearest(
+    pattern: QuotePattern, texts: list[tuple[Item, Normalized]]
+) -> tuple[str, Nearest] | None:
+    wanted = " ".join(pattern.parts)
+    candidates = [(item.shelf, nearest(wanted, normalized.text)) for item, normalized in texts]
+    scored = [(shelf, near) for shelf, near in candidates if near is not None]
+    return max(scored, key=lambda pair: pair[1].ratio) if scored else None
+
+
+def _look_elsewhere(
+    report: QuoteReport, missing: list[Proof], record: Record, cache: TextCache
+) -> None:
+    """Look for the quotes not found in their own sources' items in every other item."""
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton()
+    for index, proof in enumerate(missing):
+        literal = _compiled(proof.claim.text).literal
+        if literal:
+            if literal in automaton:
+                automaton.get(literal).append(index)
+            else:
+                automaton.add_word(literal, [index])
+    if len(automaton) == 0:
+        return
+    automaton.make_automaton()
+    holders = _holders(record)
+    hits: dict[int, list[str]] = defaultdict(list)
+    for item in record.library:
+        text = load(record.library, item, cache).text
+        for index in _candidates(automaton, text):
+            proof = missing[index]
+            if item.shelf not in proof.searched and locate(_compiled(proof.claim.text), text):
+                hits[index].append(item.shelf)
+    for index, shelves in hits.items():
+        before = missing[index]
+        elsewhere = tuple((s, tuple(holders.get(s, ()))) for s in shelves)
+        report.replace(
+            Proof(before.claim, Status.ELSEWHERE, before.searched, None, before.nearest, elsewhere)
+        )
+
+
+def _candidates(automaton, text: str) -> Iterable[int]:  # type: ignore[no-untyped-def]
+    seen: set[int] = set()
+    for _end, indexes in automaton.iter(text):
+        for index in indexes:
+            if index not in seen:
+                seen.add(index)
+                yield index
+
+
+def _holders(record: Record) -> dict[str, list[str]]:
+    """Shelf id → ids of the sources that name it."""
+    holders: dict[str, list[str]] = defaultdict(list)
+    for source in record.of("source"):
+        for shelf in getattr(source, "library", []):
+            holders[shelf].append(source.id)
+    return holders

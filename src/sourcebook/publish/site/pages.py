@@ -1,0 +1,222 @@
+"""The pages of the site: each a URL, a template and what the template needs.
+
+A section's page exists only when the record has something to put in it; the
+navigation is made from the pages that exist, so no link ever leads nowhere. The
+corrections pages and the consent page always exist: "nothing has been found wrong"
+is a statement a reader may want.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sourcebook.link.backlinks import sort_key
+from sourcebook.model.base import Entity, day_start
+from sourcebook.model.kinds import Category, Correction, Source
+from sourcebook.model.record import Record
+from sourcebook.publish.site.prose import safe_link
+from sourcebook.publish.site.urls import Urls
+
+NOT_FOUND_URL = "/404.html"
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    url: str
+    template: str
+    context: dict[str, Any] = field(default_factory=dict)
+    listed: bool = True
+    """Listed in the sitemap (the 404 page is not)."""
+
+
+# The navigation, in the exemplar's order: (section, label).
+NAV = (
+    ("ledger", "Campuses"),
+    ("tests", "Tests"),
+    ("scorecard", "Scorecard"),
+    ("companion", "Chapter by chapter"),
+    ("glossary", "Glossary"),
+    ("people", "People"),
+    ("sources", "Sources"),
+    ("notes", "Notes"),
+    ("corrections", "Where the book was wrong"),
+    ("source-corrections", "Where its sources were wrong"),
+    ("consent", "Consent"),
+    ("parties", "Who builds and pays"),
+)
+SECTION_KINDS = {
+    "ledger": "campus",
+    "tests": "test",
+    "scorecard": "indicator",
+    "companion": "chapter",
+    "notes": "chapter",
+    "glossary": "term",
+    "people": "person",
+    "sources": "source",
+    "parties": "party",
+}
+
+
+def sections(record: Record) -> list[str]:
+    """The sections this record fills, in the navigation's order."""
+    return [name for name, _ in NAV if name not in SECTION_KINDS or record.of(SECTION_KINDS[name])]
+
+
+@dataclass(frozen=True, slots=True)
+class NavItem:
+    label: str
+    url: str
+    count: int
+    """How many entities the page lists; 0 for a page that is not a list of them."""
+
+
+def navigation(record: Record, urls: Urls) -> list[NavItem]:
+    """The navigation's links, to pages that exist; the series' page where there is one."""
+    present = set(sections(record))
+    out = []
+    for name, label in NAV:
+        if name not in present:
+            continue
+        url = urls.section(name)
+        series = record.settings.site.series_corrections_url
+        if name == "source-corrections" and series and safe_link(series):
+            url = series
+        kind = SECTION_KINDS.get(name)
+        out.append(NavItem(label, url, len(record.entities[kind]) if kind else 0))
+    return out
+
+
+def site_pages(record: Record, urls: Urls) -> list[Page]:
+    present = sections(record)
+    pages = [Page(urls.section("home"), "home.html", {"sections": present})]
+    for name in present:
+        pages.extend(SECTION_PAGES[name](record, urls))
+    pages.append(Page(NOT_FOUND_URL, "404.html", {}, listed=False))
+    if urls.origin:
+        sitemap = Page(urls.section("sitemap"), "sitemap.xml", {"pages": pages}, listed=False)
+        pages.append(sitemap)
+    return pages
+
+
+def _entity_pages(record: Record, urls: Urls, kind: str, template: str) -> Iterator[Page]:
+    for entity in record.of(kind):
+        yield Page(urls.entity(entity), template, {"entity": entity})
+
+
+def ordered(record: Record, kind: str) -> list[Entity]:
+    return sorted(record.of(kind), key=sort_key)
+
+
+def _glossary(record: Record, urls: Urls) -> Iterator[Page]:
+    terms = ordered(record, "term")
+    groups: dict[str, list[Entity]] = {}
+    for term in terms:
+        groups.setdefault(letter(term.title), []).append(term)
+    context = {"terms": terms, "groups": groups}
+    yield Page(urls.section("glossary"), "glossary.html", context)
+    yield from _entity_pages(record, urls, "term", "term.html")
+
+
+def letter(title: str) -> str:
+    """The letter a title is filed under: A–Z, or # for anything else."""
+    first = unicodedata.normalize("NFKD", title.strip()[:1] or "#")[:1].upper()
+    return first if first.isascii() and first.isalpha() else "#"
+
+
+def _ledger(record: Record, urls: Urls) -> Iterator[Page]:
+    yield Page(urls.section("ledger"), "ledger.html", {"campuses": ordered(record, "campus")})
+    yield from _entity_pages(record, urls, "campus", "campus.html")
+
+
+def _scorecard(record: Record, urls: Urls) -> Iterator[Page]:
+    yield Page(urls.section("scorecard"), "scorecard.html", {"rows": ordered(record, "indicator")})
+
+
+def _tests(record: Record, urls: Urls) -> Iterator[Page]:
+    tests = sorted(record.of("test"), key=lambda t: (day_start(t.deadline), sort_key(t)))  # type: ignore[attr-defined]
+    yield Page(urls.section("tests"), "tests.html", {"tests": tests})
+    yield from _entity_pages(record, urls, "test", "test.html")
+
+
+def _sources(record: Record, urls: Urls) -> Iterator[Page]:
+    by_category: dict[str, list[Source]] = {c.value: [] for c in Category}
+    for source in sorted(record.of("source"), key=lambda s: bibliography_key(record, s)):
+        assert isinstance(source, Source)
+        by_category[source.category.value].append(source)
+    filled = {c: s for c, s in by_category.items() if s}
+    yield Page(urls.section("sources"), "sources.html", {"categories": filled})
+    for category, sources in filled.items():
+        context = {"category": category, "sources": sources}
+        yield Page(urls.source_category(category), "source_category.html", context)
+
+
+def bibliography_key(record: Record, source: Entity) -> tuple[str, str, str]:
+    """Filed by the first author's surname, else the publication, else the title."""
+    assert isinstance(source, Source)
+    lead = source.title
+    person = record.get("person", source.authors[0]) if source.authors else None
+    party = record.get("party", source.publisher) if source.publisher else None
+    if person is not None:
+        lead = person.title.split()[-1]
+    elif source.publication or party is not None:
+        lead = source.publication or party.title  # type: ignore[union-attr]
+    return (lead.casefold(), source.date or "", source.id)
+
+
+def _chapters(record: Record, urls: Urls) -> Iterator[Page]:
+    yield Page(urls.section("notes"), "notes.html", {"chapters": ordered(record, "chapter")})
+    yield from _entity_pages(record, urls, "chapter", "chapter.html")
+
+
+def _companion(record: Record, urls: Urls) -> Iterator[Page]:
+    yield Page(
+        urls.section("companion"), "companion.html", {"chapters": ordered(record, "chapter")}
+    )
+
+
+def _people(record: Record, urls: Urls) -> Iterator[Page]:
+    people = sorted(record.of("person"), key=lambda p: (p.title.split()[-1].casefold(), p.id))
+    yield Page(urls.section("people"), "people.html", {"people": people})
+    yield from _entity_pages(record, urls, "person", "person.html")
+
+
+def _parties(record: Record, urls: Urls) -> Iterator[Page]:
+    yield Page(urls.section("parties"), "parties.html", {"parties": ordered(record, "party")})
+    yield from _entity_pages(record, urls, "party", "party.html")
+
+
+def _corrections(scope: str) -> Any:
+    def pages(record: Record, urls: Urls) -> Iterator[Page]:
+        chosen = [c for c in record.of("correction") if isinstance(c, Correction)]
+        chosen = [c for c in chosen if c.scope.value == scope]
+        chosen.sort(key=lambda c: (day_start(c.date), c.id), reverse=True)
+        name = "corrections" if scope == "book" else "source-corrections"
+        context: dict[str, Any] = {"corrections": chosen, "scope": scope}
+        if scope == "source":
+            context["disputed"] = [s for s in record.of("source") if s.disputed_by]  # type: ignore[attr-defined]
+        yield Page(urls.section(name), "corrections.html", context)
+
+    return pages
+
+
+def _consent(record: Record, urls: Urls) -> Iterator[Page]:
+    yield Page(urls.section("consent"), "consent.html", {})
+
+
+SECTION_PAGES = {
+    "ledger": _ledger,
+    "tests": _tests,
+    "scorecard": _scorecard,
+    "companion": _companion,
+    "glossary": _glossary,
+    "people": _people,
+    "sources": _sources,
+    "notes": _chapters,
+    "corrections": _corrections("book"),
+    "source-corrections": _corrections("source"),
+    "consent": _consent,
+    "parties": _parties,
+}

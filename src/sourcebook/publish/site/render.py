@@ -1,0 +1,199 @@
+"""Templates in, files out: the Jinja environment, the static files, and page writing.
+
+A record may override any template or static file by putting one of the same name in
+its own `templates/` or `static/` folder; an override can extend the built-in one as
+`sourcebook/<name>`. Pages are rendered in worker processes when there are many of
+them and the machine has cores to spare.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import shutil
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    PrefixLoader,
+    StrictUndefined,
+    select_autoescape,
+)
+
+from sourcebook.publish.site.pages import Page
+from sourcebook.publish.site.urls import Urls
+
+HERE = Path(__file__).parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+PARALLEL_FROM = 300
+"""Fewer pages than this are rendered in this process: a pool costs more than it saves."""
+CHUNK = 250
+WRITE_THREADS = 4
+MAX_PENDING = 256
+"""Pages rendered but not yet written, at most: what a slow disk may hold in memory."""
+
+Progress = Callable[[int], None]
+
+
+def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
+    """Jinja2 with autoescaping on; the record's templates/ first, then the built-in ones."""
+    builtin = FileSystemLoader(TEMPLATES)
+    loaders: list[Any] = []
+    if (record_root / "templates").is_dir():
+        loaders.append(FileSystemLoader(record_root / "templates"))
+    loaders += [builtin, PrefixLoader({"sourcebook": builtin})]
+    env = Environment(
+        loader=ChoiceLoader(loaders),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+        cache_size=-1,
+    )
+    env.globals.update(globals_)
+    return env
+
+
+def copy_static(record_root: Path, out: Path, urls: Urls) -> None:
+    """The built-in static files, then the record's own over them."""
+    target = out / Urls.file_for(urls.static("x")).rsplit("/", 1)[0]
+    shutil.copytree(STATIC, target, dirs_exist_ok=True)
+    if (record_root / "static").is_dir():
+        shutil.copytree(record_root / "static", target, dirs_exist_ok=True)
+
+
+class Writer:
+    """Renders pages into an output folder; threads write the files while it renders.
+
+    Writing a file mostly waits on the disk, and the thread that waits lets go of the
+    interpreter, so rendering and writing overlap. `flush` waits for every write.
+    """
+
+    def __init__(self, env: Environment, view: Any, out: Path):
+        self.env = env
+        self.view = view
+        self.out = out
+        self._made: set[Path] = set()
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: list[Future[None]] = []
+
+    def render(self, page: Page) -> str:
+        self.view.begin(page.url)
+        template = self.env.get_template(page.template)
+        canonical = self.view.absolute(page.url)
+        return template.render(page=page, canonical=canonical, **page.context)
+
+    def write(self, page: Page) -> None:
+        path = self.out / Urls.file_for(page.url)
+        if path.parent not in self._made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(path.parent)
+        html = self.render(page)
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="sourcebook-write")
+        self._pending.append(self._pool.submit(_write_file, path, html))
+        if len(self._pending) >= MAX_PENDING:
+            self._wait(len(self._pending) // 2)
+
+    def flush(self) -> None:
+        """Wait for every file to be written; raise the first error any write met."""
+        self._wait(len(self._pending))
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
+                self._pool = None
+                self._pending = []
+
+    def _wait(self, count: int) -> None:
+        done, self._pending = self._pending[:count], self._pending[count:]
+        for future in done:
+            future.result()
+
+
+def _write_file(path: Path, html: str) -> None:
+    path.write_bytes(html.encode("utf-8"))
+
+
+_JOB: tuple[Writer, Sequence[Any]] | None = None
+"""What forked workers find: the writer (with its view) and the pages or entities to do."""
+
+
+def _render_chunk(bounds: tuple[int, int]) -> int:
+    assert _JOB is not None
+    writer, pages = _JOB
+    for page in pages[bounds[0] : bounds[1]]:
+        writer.write(page)
+    writer.flush()
+    return bounds[1] - bounds[0]
+
+
+def _warm_share(share: tuple[int, int]) -> tuple[dict, ...]:
+    """Render the prose of every `share[1]`-th entity from `share[0]`; return the caches."""
+    assert _JOB is not None
+    writer, entities = _JOB
+    for entity in entities[share[0] :: share[1]]:
+        writer.view.warm(entity)
+    return writer.view.caches()
+
+
+def _own_template(name: str) -> bool:
+    return name.endswith((".html", ".xml")) and not name.startswith("sourcebook/")
+
+
+def default_jobs(pages: int) -> int:
+    """Worker processes for a build: one per core for a large site, none for a small one.
+
+    A process with other threads (the server) never forks: a fork copies locks held by
+    threads that do not exist in the child.
+    """
+    if pages < PARALLEL_FROM or threading.active_count() > 1:
+        return 1
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def write_pages(writer: Writer, pages: Sequence[Page], jobs: int, progress: Progress) -> None:
+    """Every page, in this process or spread over `jobs` forked workers."""
+    global _JOB
+    if jobs <= 1:
+        try:
+            for page in pages:
+                writer.write(page)
+                progress(1)
+        finally:
+            writer.close()
+        return
+    for name in writer.env.list_templates(filter_func=_own_template):
+        writer.env.get_template(name)  # compiled once, before the fork, for every worker
+    context = multiprocessing.get_context("fork")
+    gc.freeze()  # what the workers inherit is never scanned, so its pages stay shared
+    try:
+        # First the prose every page draws on, shared out and brought back, so that no
+        # worker renders again what another has; then the pages themselves.
+        _JOB = (writer, list(writer.view.record))
+        with context.Pool(jobs) as pool:
+            for caches in pool.imap_unordered(_warm_share, [(i, jobs) for i in range(jobs)]):
+                writer.view.adopt(caches)
+        gc.freeze()
+        _JOB = (writer, pages)
+        bounds = [(i, min(i + CHUNK, len(pages))) for i in range(0, len(pages), CHUNK)]
+        with context.Pool(jobs) as pool:
+            for done in pool.imap_unordered(_render_chunk, bounds):
+                progress(done)
+    finally:
+        gc.unfreeze()
+        _JOB = None

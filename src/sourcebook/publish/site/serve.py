@@ -1,0 +1,282 @@
+"""Serve a built site on 127.0.0.1, rebuild it as the record changes, reload open pages.
+
+`LiveSite` keeps the latest build of a record and, where check finds errors, the
+errors instead: every page then shows them, with file and line, rather than a stale
+site. `make_server` serves any built folder the way static hosts do: `/vol1/glossary`
+from `vol1/glossary.html`, a folder from its `index.html`, anything else with 404.html.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import mimetypes
+import posixpath
+import shutil
+import tempfile
+import threading
+import traceback
+from collections.abc import Callable, Iterable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from sourcebook.diagnostics import Diagnostic
+from sourcebook.publish.site.build import build_site
+from sourcebook.publish.site.urls import normalize_base_path
+
+INTERNAL = "/__sourcebook/"
+WAIT_SECONDS = 25.0
+RELOAD_JS = b"""(function () {
+  var script = document.currentScript, version = script.getAttribute("data-version");
+  function wait() {
+    fetch("/__sourcebook/wait?version=" + version, {cache: "no-store"})
+      .then(function (r) { return r.json(); })
+      .then(function (d) { if (String(d.version) !== version) location.reload(); else wait(); })
+      .catch(function () { setTimeout(wait, 1000); });
+  }
+  wait();
+})();
+"""
+
+
+class LiveSite:
+    """The latest build of a record, or why there is none; rebuilt on demand."""
+
+    def __init__(self, root: Path, out: Path | None = None):
+        self.root = Path(root)
+        self._temporary = out is None
+        self.out = out if out is not None else Path(tempfile.mkdtemp(prefix="sourcebook-serve-"))
+        self.site = self.out / "site"
+        self.base_path = ""
+        self.version = 0
+        self.errors: list[Diagnostic] = []
+        self.failure = ""
+        self._changed = threading.Condition()
+        self._building = threading.Lock()
+
+    @property
+    def broken(self) -> bool:
+        return bool(self.errors or self.failure)
+
+    def rebuild(self) -> None:
+        """Check and build; on errors keep them, and the pages will show them."""
+        from sourcebook.pipeline import check
+
+        with self._building:
+            errors: list[Diagnostic] = []
+            failure = ""
+            try:
+                checked = check(self.root)
+                if checked.record is not None:
+                    self.base_path = normalize_base_path(checked.record.settings.site.base_path)
+                errors = checked.diagnostics.errors
+                if not errors:
+                    build_site(checked, self.site, jobs=1)
+            except Exception:  # a broken template or record file must not stop the server
+                failure = traceback.format_exc(limit=8)
+            with self._changed:
+                self.errors, self.failure = errors, failure
+                self.version += 1
+                self._changed.notify_all()
+
+    def wait(self, version: int, timeout: float = WAIT_SECONDS) -> int:
+        """Block until the version differs from `version` (or time runs out)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.version != version, timeout=timeout)
+            return self.version
+
+    def watch(self, stop: threading.Event, then: Callable[[LiveSite], None] | None = None) -> None:
+        """Rebuild on every change to the record's files, until `stop` is set."""
+        import watchfiles
+
+        ignored = {"_site", ".sourcebook-cache", ".git", "__pycache__"}
+
+        def wanted(change: watchfiles.Change, path: str) -> bool:
+            parts = Path(path).relative_to(self.root.resolve()).parts
+            return not any(p in ignored or p.startswith(".") for p in parts)
+
+        for _changes in watchfiles.watch(
+            self.root.resolve(), watch_filter=wanted, stop_event=stop, debounce=200
+        ):
+            self.rebuild()
+            if then is not None:
+                then(self)
+
+    def close(self) -> None:
+        if self._temporary:
+            shutil.rmtree(self.out, ignore_errors=True)
+
+    def error_page(self) -> bytes:
+        items = "".join(_diagnostic_html(d) for d in self.errors)
+        if self.failure:
+            items += f"<li><pre>{html.escape(self.failure)}</pre></li>"
+        count = len(self.errors) or 1
+        return ERROR_PAGE.format(
+            count=count, plural="s" * (count != 1), items=items, version=self.version
+        ).encode("utf-8")
+
+
+def _diagnostic_html(diagnostic: Diagnostic) -> str:
+    hint = f'<br><span class="hint">hint: {html.escape(diagnostic.hint or "")}</span>'
+    return (
+        f"<li><code>{html.escape(str(diagnostic.pos))}</code>: error "
+        f"<code>{html.escape(diagnostic.code)}</code> {html.escape(diagnostic.message)}"
+        f"{hint if diagnostic.hint else ''}</li>"
+    )
+
+
+ERROR_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>The record has errors</title>
+<style>body{{font:1rem/1.5 Georgia,serif;max-width:48rem;margin:2rem auto;padding:0 1rem;
+color:#1f1d1a;background:#fbf9f4}}h1{{color:#7a2e1d}}li{{margin-bottom:.75rem}}
+code,pre{{font-size:.9rem}}.hint{{color:#5e5850}}</style></head>
+<body><main><h1>The record has {count} error{plural}</h1>
+<p>The site is not built while check finds errors. Fix them and this page reloads.</p>
+<ol class="diagnostics">{items}</ol></main>
+<script src="/__sourcebook/reload.js" data-version="{version}"></script></body></html>
+"""
+
+
+class SiteHandler(BaseHTTPRequestHandler):
+    server: SiteServer
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        self._respond(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._respond(send_body=False)
+
+    def log_message(self, format: str, *args: object) -> None:
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+    def _respond(self, send_body: bool) -> None:
+        url = urlsplit(self.path)
+        path = unquote(url.path)
+        live = self.server.live
+        if path.startswith(INTERNAL) and live is not None:
+            self._internal(path[len(INTERNAL) :], parse_qs(url.query), send_body)
+        elif live is not None and live.broken and _is_page(path):
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, live.error_page(), "text/html", send_body)
+        elif path == "/" and self.server.home != "/":
+            self._redirect(self.server.home)
+        else:
+            self._file(path, send_body)
+
+    def _file(self, path: str, send_body: bool) -> None:
+        found = resolve(self.server.directory, path)
+        status = HTTPStatus.OK
+        if found is None:
+            status, found = HTTPStatus.NOT_FOUND, self.server.directory / "404.html"
+            if not found.is_file():
+                self._send(status, b"Not found\n", "text/plain", send_body)
+                return
+        kind = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
+        body = found.read_bytes()
+        if kind == "text/html" and self.server.live is not None:
+            body = _with_reload(body, self.server.live.version)
+        self._send(status, body, kind, send_body)
+
+    def _internal(self, name: str, query: dict[str, list[str]], send_body: bool) -> None:
+        live = self.server.live
+        assert live is not None
+        if name == "reload.js":
+            self._send(HTTPStatus.OK, RELOAD_JS, "text/javascript", send_body)
+        elif name == "wait":
+            try:
+                seen = int(query.get("version", ["-1"])[0])
+            except ValueError:
+                seen = -1
+            version = live.wait(seen, self.server.wait_seconds)
+            body = json.dumps({"version": version}).encode()
+            self._send(HTTPStatus.OK, body, "application/json", send_body)
+        else:
+            self._send(HTTPStatus.NOT_FOUND, b"Not found\n", "text/plain", send_body)
+
+    def _redirect(self, location: str) -> None:
+        self.send_response(HTTPStatus.FOUND)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _send(self, status: HTTPStatus, body: bytes, kind: str, send_body: bool) -> None:
+        self.send_response(status)
+        charset = "; charset=utf-8" if kind.startswith("text/") or kind.endswith("json") else ""
+        self.send_header("Content-Type", kind + charset)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        if send_body:
+            self.wfile.write(body)
+
+
+def _is_page(path: str) -> bool:
+    last = path.rsplit("/", 1)[-1]
+    return "." not in last or last.endswith(".html")
+
+
+def _with_reload(body: bytes, version: int) -> bytes:
+    tag = f'<script src="{INTERNAL}reload.js" data-version="{version}"></script>'.encode()
+    index = body.rfind(b"</body>")
+    return body + tag if index == -1 else body[:index] + tag + body[index:]
+
+
+def resolve(directory: Path, path: str) -> Path | None:
+    """The file that serves `path`, as static hosts find it; None outside `directory`."""
+    clean = posixpath.normpath("/" + path.lstrip("/"))
+    base = directory.resolve()
+    candidates: Iterable[Path]
+    target = base / clean.lstrip("/")
+    if path.endswith("/") or clean == "/":
+        candidates = [target / "index.html"]
+    else:
+        candidates = [target, target.with_name(target.name + ".html"), target / "index.html"]
+    for candidate in candidates:
+        resolved = candidate.resolve()
+        if resolved.is_file() and resolved.is_relative_to(base):
+            return resolved
+    return None
+
+
+class SiteServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(
+        self,
+        directory: Path,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        live: LiveSite | None = None,
+        base_path: str = "",
+        verbose: bool = False,
+    ):
+        self.directory = Path(directory)
+        self.live = live
+        self.base_path = base_path
+        self.verbose = verbose
+        self.wait_seconds = WAIT_SECONDS
+        super().__init__((host, port), SiteHandler)
+
+    @property
+    def home(self) -> str:
+        """The volume's front page."""
+        return (self.live.base_path if self.live is not None else self.base_path) + "/"
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        shown = host.decode() if isinstance(host, bytes) else host
+        return f"http://{shown}:{port}"
+
+
+def make_server(
+    directory: Path, host: str = "127.0.0.1", port: int = 8000, base_path: str = ""
+) -> SiteServer:
+    """A server for a built site folder, without rebuilding: for tests and previews."""
+    return SiteServer(directory, host, port, base_path=normalize_base_path(base_path))

@@ -1,0 +1,143 @@
+"""schema.org JSON-LD: DefinedTerm in a DefinedTermSet, Place, Organization, Person, articles.
+
+Each function takes the site's view and returns a plain dict; the template writes it
+into a `<script type="application/ld+json">`, escaped by `view.script_json`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sourcebook.model.kinds import Campus, Party, Person, Source, Term
+
+if TYPE_CHECKING:
+    from sourcebook.publish.site.view import SiteView
+
+CONTEXT = "https://schema.org"
+ARTICLE_TYPES = {
+    "press": "NewsArticle",
+    "research": "ScholarlyArticle",
+    "company": "Article",
+    "other": "Article",
+}
+
+
+def _book(view: SiteView) -> dict[str, Any]:
+    book = view.book
+    data: dict[str, Any] = {"@type": "Book", "name": book.title}
+    if book.author:
+        data["author"] = {"@type": "Person", "name": book.author}
+    if view.safe_url(view.site.book_url):
+        data["url"] = view.site.book_url
+    return data
+
+
+def glossary(view: SiteView) -> dict[str, Any]:
+    return {
+        "@type": "DefinedTermSet",
+        "@id": view.absolute(view.section("glossary")),
+        "name": f"Glossary of {view.book.title}",
+        "url": view.absolute(view.section("glossary")),
+        "isPartOf": _book(view),
+    }
+
+
+def glossary_page(view: SiteView, terms: list[Term]) -> dict[str, Any]:
+    data = {"@context": CONTEXT, **glossary(view)}
+    data["hasDefinedTerm"] = [
+        {"@type": "DefinedTerm", "name": t.title, "url": view.absolute(view.url(t))} for t in terms
+    ]
+    return data
+
+
+def term(view: SiteView, entity: Term) -> dict[str, Any]:
+    return {
+        "@context": CONTEXT,
+        "@type": "DefinedTerm",
+        "name": entity.title,
+        "alternateName": entity.aliases,
+        "description": view.plain(entity, "definition"),
+        "url": view.absolute(view.url(entity)),
+        "inDefinedTermSet": glossary(view),
+    }
+
+
+def campus(view: SiteView, entity: Campus) -> dict[str, Any]:
+    return {
+        "@context": CONTEXT,
+        "@type": "Place",
+        "name": entity.title,
+        "alternateName": entity.aliases,
+        "url": view.absolute(view.url(entity)),
+        "address": {
+            "@type": "PostalAddress",
+            "addressLocality": entity.location,
+            "addressCountry": entity.country,
+        },
+    }
+
+
+def party(view: SiteView, entity: Party) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "@context": CONTEXT,
+        "@type": "GovernmentOrganization" if entity.type.value == "government" else "Organization",
+        "name": entity.title,
+        "alternateName": entity.aliases,
+        "url": view.absolute(view.url(entity)),
+    }
+    if entity.url and view.safe_url(entity.url):
+        data["sameAs"] = entity.url
+    return data
+
+
+def person(view: SiteView, entity: Person) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "@context": CONTEXT,
+        "@type": "Person",
+        "name": entity.title,
+        "url": view.absolute(view.url(entity)),
+    }
+    if entity.role:
+        data["jobTitle"] = entity.role
+    if entity.url and view.safe_url(entity.url):
+        data["sameAs"] = entity.url
+    affiliations = (view.entity("party", p) for p in entity.affiliations)
+    data["affiliation"] = [{"@type": "Organization", "name": p.title} for p in affiliations if p]
+    return data
+
+
+def source(view: SiteView, entity: Source) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "@type": ARTICLE_TYPES[entity.category.value],
+        "@id": view.absolute(view.url(entity)),
+        "name": entity.title,
+        "headline": entity.title,
+    }
+    authors = view.citations.authors(entity)
+    if authors:
+        data["author"] = [{"@type": "Person", "name": a} for a in authors]
+    publication = view.citations.publication(entity)
+    if publication:
+        data["publisher"] = {"@type": "Organization", "name": publication}
+    if entity.date:
+        data["datePublished"] = entity.date
+    if entity.updated:
+        data["dateModified"] = entity.updated
+    safe = [u for u in entity.urls if view.safe_url(u)]
+    if safe:
+        data["url"] = safe[0]
+    return data
+
+
+def sources_page(view: SiteView, sources: list[Source]) -> dict[str, Any]:
+    return {"@context": CONTEXT, "@graph": [source(view, s) for s in sources]}
+
+
+def pruned(data: Any) -> Any:
+    """The data without empty values: schema.org readers take a missing key as unknown."""
+    if isinstance(data, dict):
+        kept = {k: pruned(v) for k, v in data.items()}
+        return {k: v for k, v in kept.items() if v not in ("", [], {}, None)}
+    if isinstance(data, list):
+        return [pruned(v) for v in data]
+    return data

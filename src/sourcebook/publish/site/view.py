@@ -1,0 +1,376 @@
+"""What a template may ask of the record: URLs, prose, citations, backlinks, figures.
+
+One `SiteView` serves every page of a build; it renders each piece of prose once and
+remembers, for the page being rendered, which terms it linked so that the page can
+carry their definitions for the hover script.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections import defaultdict
+from typing import Any
+from urllib.parse import urlsplit
+
+from jinja2 import Environment
+from markupsafe import Markup, escape
+
+from sourcebook.link.backlinks import BacklinkIndex, Backlinks
+from sourcebook.link.graph import Graph, build_matcher
+from sourcebook.model.base import Entity, day_end
+from sourcebook.model.kinds import (
+    Campus,
+    CampusParty,
+    Chapter,
+    Figure,
+    Party,
+    Source,
+    Term,
+    kind_by_name,
+)
+from sourcebook.model.record import Record
+from sourcebook.publish.site import structured
+from sourcebook.publish.site.citations import Citations, sentence
+from sourcebook.publish.site.pages import NavItem
+from sourcebook.publish.site.prose import ProseRenderer, Rendered, safe_link
+from sourcebook.publish.site.urls import Urls
+from sourcebook.publish.site.wording import day, number, sentence_case
+
+_TAG = re.compile(r"<[^>]+>")
+DRAFT_MARK = Markup(' <span class="draft-mark">(draft)</span>')
+EMPTY = Markup("")
+CATEGORY_LABELS = {
+    "company": "What the companies say",
+    "press": "The press",
+    "research": "Research",
+    "other": "Books, essays and the rest",
+}
+METRIC_WORDS = {"it": "IT", "gpu": "GPU", "gpus": "GPUs", "pue": "PUE", "usd": "USD"}
+STATUS_RANK = {"operating": 2, "under construction": 1}
+POWER_UNITS = {"W": 1e-6, "kW": 1e-3, "MW": 1.0, "GW": 1e3}
+"""Units of power, in MW, for the ledger's 'latest power'."""
+
+
+class SiteView:
+    def __init__(self, record: Record, graph: Graph, urls: Urls, nav: list[NavItem]):
+        self.record = record
+        self.book = record.settings.book
+        self.site = record.settings.site
+        self.urls = urls
+        self.nav = nav
+        self.citations = Citations(record)
+        self.prose_renderer = ProseRenderer(
+            record, urls, build_matcher(record), self.citations.short
+        )
+        self.citations.prose = self.prose_renderer
+        self.citations.disclose = self.disclosed
+        self._backlinks = BacklinkIndex(record, graph)
+        self._graph = graph
+        self._prose: dict[tuple[tuple[str, str], str], Rendered] = {}
+        self._plain: dict[tuple[tuple[str, str], str], str] = {}
+        self._roles = _roles_by_party(record)
+        self._page_url = ""
+        self._page_terms: set[str] = set()
+        self._fragments: dict[tuple[str, tuple[str, str]], Rendered] = {}
+        self._nav: Markup | None = None
+        self.env: Environment | None = None
+        """The templates, for fragments; set by the build once it has made them."""
+
+    # The page being rendered.
+
+    def begin(self, url: str) -> None:
+        self._page_url = url.split("#", 1)[0]
+        self._page_terms = set()
+
+    def nav_list(self, current: str) -> Markup:
+        """The navigation's list, the current page marked."""
+        if self._nav is None:
+            items = [
+                Markup('<li><a href="{}">{}</a></li>').format(item.url, item.label)
+                for item in self.nav
+            ]
+            self._nav = Markup("<ul>\n") + Markup("\n").join(items) + Markup("\n</ul>")
+        mark = f'<a href="{escape(current)}">'
+        if mark not in self._nav:
+            return self._nav
+        return Markup(str(self._nav).replace(mark, mark[:-1] + ' aria-current="page">', 1))
+
+    def fragments(self, name: str, entities: list[Entity]) -> Markup:
+        """`fragment` for each entity, one after the other."""
+        return Markup("\n".join([self.fragment(name, e) for e in entities]))
+
+    def definitions(self) -> Markup:
+        """JSON for the page's hover script: each linked term's URL → its definition."""
+        found = (self.record.get("term", t) for t in sorted(self._page_terms))
+        table = {self.url(t): self.plain(t, "definition") for t in found if t is not None}
+        return script_json(table)
+
+    # URLs.
+
+    def url(self, entity: Entity) -> str:
+        """The entity's URL; '' for a kind the site has no page for (not linked, then)."""
+        return self.urls.page_of(entity) or ""
+
+    def section(self, name: str) -> str:
+        return self.urls.section(name)
+
+    def static(self, name: str) -> str:
+        return self.urls.static(name)
+
+    def absolute(self, url: str) -> str:
+        return self.urls.absolute(url)
+
+    # Prose.
+
+    def prose(self, entity: Entity, field: str = "body", inline: bool = False) -> Markup:
+        return self._place(self.rendered(entity, field, inline))
+
+    def rendered(self, entity: Entity, field: str, inline: bool = False) -> Rendered:
+        """A prose field rendered once for the whole build."""
+        key = (entity.key, field if inline else f"{field}:block")
+        rendered = self._prose.get(key)
+        if rendered is None:
+            text = getattr(entity, field, "") or ""
+            render = self.prose_renderer.inline if inline else self.prose_renderer.block
+            rendered = self._prose[key] = render(text, entity.key)
+        return rendered
+
+    def plain(self, entity: Entity, field: str) -> str:
+        """A prose field as plain text, for a meta description or a tooltip."""
+        key = (entity.key, f"{field}:plain")
+        cached = self._plain.get(key)
+        if cached is None:
+            rendered = self.rendered(entity, field, inline=True)
+            cached = " ".join(html.unescape(_TAG.sub("", rendered.html)).split())
+            self._plain[key] = cached
+        return cached
+
+    def fragment(self, name: str, entity: Entity) -> Markup:
+        """`fragments/<name>.html` rendered for `entity`, once per build: a list's item."""
+        key = (name, entity.key)
+        cached = self._fragments.get(key)
+        if cached is None:
+            assert self.env is not None, "the build sets the view's templates"
+            page_url, page_terms = self._page_url, self._page_terms
+            self._page_url, self._page_terms = "", set()
+            try:
+                template = self.env.get_template(f"fragments/{name}.html")
+                html = Markup(template.render(entity=entity))
+                cached = self._fragments[key] = Rendered(html, frozenset(self._page_terms))
+            finally:
+                self._page_url, self._page_terms = page_url, page_terms
+        return self._place(cached)
+
+    def cite(self, source: Source) -> Markup:
+        return self._place(self.citations.full(source))
+
+    def _place(self, rendered: Rendered) -> Markup:
+        """Prose as it stands on this page: its terms noted, links to the page itself undone."""
+        self._page_terms |= rendered.terms
+        text = rendered.html
+        if self._page_url and f'href="{self._page_url}"' in text:
+            text = Markup(unlink(str(text), self._page_url))
+        return text
+
+    # Work done once per build, which worker processes can share out.
+
+    def warm(self, entity: Entity) -> None:
+        """Render what any page may show of `entity`: its prose, citation and list items."""
+        for name in entity.PROSE_FIELDS:
+            text: object = getattr(entity, name, None)
+            if name != "title" and text:
+                self.rendered(entity, name, inline=name != "body")
+        if isinstance(entity, Term):
+            self.plain(entity, "definition")
+        if isinstance(entity, Source):
+            self.citations.full(entity)
+            self.fragment("source", entity)
+        elif isinstance(entity, Chapter):
+            self.fragment("chapter", entity)
+        else:
+            self.fragment("item", entity)  # "where the record uses it"
+        if isinstance(entity, Term):
+            self.fragment("link", entity)  # "related terms"
+
+    def caches(self) -> tuple[dict, ...]:
+        return (self._prose, self._plain, self._fragments, self.citations._full)
+
+    def adopt(self, caches: tuple[dict, ...]) -> None:
+        """Take in what another process rendered (see `warm`)."""
+        for mine, theirs in zip(self.caches(), caches, strict=True):
+            mine.update(theirs)
+
+    # The record.
+
+    def backlinks(self, entity: Entity) -> Backlinks:
+        return self._backlinks(entity)
+
+    def roles(self, party: Entity) -> list[tuple[Campus, CampusParty]]:
+        return self._roles.get(party.id, [])
+
+    @staticmethod
+    def chapter_label(chapter: Chapter) -> str:
+        """'Chapter 1'; a chapter numbered 0 (a preface) by its title."""
+        return f"Chapter {chapter.number}" if chapter.number else chapter.title
+
+    @staticmethod
+    def chapter_name(chapter: Chapter) -> str:
+        """'Chapter 1 — The Stakes'."""
+        return f"Chapter {chapter.number} — {chapter.title}" if chapter.number else chapter.title
+
+    @staticmethod
+    def draft(entity: Entity) -> Markup:
+        """The mark a draft carries wherever it is listed."""
+        return DRAFT_MARK if entity.draft else EMPTY
+
+    def label(self, entity: Entity) -> str:
+        """What the entity is, as the exemplar says it: 'Campus', 'Scorecard indicator'."""
+        kind = kind_by_name(entity.KIND)
+        return kind.label if kind else entity.KIND
+
+    def entity(self, kind: str, entity_id: str | None) -> Entity | None:
+        return self.record.get(kind, entity_id) if entity_id else None
+
+    def entities(self, kind: str, ids: list[str]) -> list[Entity]:
+        found = (self.record.get(kind, i) for i in ids)
+        return [e for e in found if e is not None]
+
+    def same_as(self, term: Term) -> Entity | None:
+        """The party, person or campus a term names, where it says so."""
+        if not term.same_as or ":" not in term.same_as:
+            return None
+        return self.record.get(*term.same_as.split(":", 1))
+
+    def category_label(self, category: str) -> str:
+        return CATEGORY_LABELS.get(category, category.capitalize())
+
+    def disclosure(self, party: Party) -> Markup:
+        return sentence(self._place(self.disclosed(party)))
+
+    def disclosed(self, party: Party) -> Rendered:
+        """'SemiAnalysis sells …': the party's `sells`, led by its name where it is not."""
+        sells = self.rendered(party, "sells", inline=True)
+        if party.sells.casefold().startswith(party.title.casefold()):
+            return sells
+        return Rendered(Markup("{} sells: {}").format(party.title, sells.html), sells.terms)
+
+    @staticmethod
+    def safe_url(url: str) -> bool:
+        return safe_link(url)
+
+    @staticmethod
+    def host(url: str) -> str:
+        """The host of an address, shown as a link's text: 'www.bloomberg.com'."""
+        return urlsplit(url).hostname or url
+
+    def chapter_terms(self, chapter: Chapter) -> list[Term]:
+        """Terms the chapter introduces (it is first in their `chapters`)."""
+        return self._backlinks._by_first_chapter.get(chapter.id, [])
+
+    def users(self, entity: Entity, kind: str) -> list[Entity]:
+        """Entities of `kind` that refer to `entity`, in their own order, once each."""
+        seen: dict[str, Entity] = {}
+        for ref in self._graph.incoming(entity.key):
+            if ref.source[0] == kind and ref.field != "same_as":
+                user = self.record.get(*ref.source)
+                if user is not None:
+                    seen[user.id] = user
+        return [seen[i] for i in sorted(seen)]
+
+    def used(self, entity: Entity, kind: str) -> list[Entity]:
+        """Entities of `kind` that `entity` refers to, once each, in id order."""
+        found = {
+            ref.target[1]
+            for ref in self._graph.outgoing(entity.key)
+            if ref.target[0] == kind and ref.resolved and ref.target != entity.key
+        }
+        entities = (self.record.get(kind, i) for i in sorted(found))
+        return [e for e in entities if e is not None]
+
+    # Figures.
+
+    def figure(self, figure: Figure) -> str:
+        """'about 1,000 MW', '$20,000,000,000', '200,000 chips (H100)'."""
+        value = number(figure.value)
+        if figure.unit == "USD":
+            text = f"${value}"
+        elif figure.unit.startswith("USD/"):
+            text = f"${value} per {figure.unit[4:]}"
+        else:
+            text = f"{value} {figure.unit}"
+        if figure.chip:
+            text += f", {figure.chip}" if "(" in figure.chip else f" ({figure.chip})"
+        return f"{figure.qualifier} {text}" if figure.qualifier else text
+
+    def latest(self, campus: Campus, what: str) -> Figure | None:
+        """The campus's power ('power') or chips ('chips') as far as the record has them.
+
+        What is running counts before what is being built, and that before what is only
+        announced or projected; within each, the latest figure.
+        """
+        if what == "power":
+            found = [f for f in campus.figures if f.unit in POWER_UNITS]
+        else:
+            found = [f for f in campus.figures if f.unit == "chips" or f.metric == "chips"]
+        ranked = [
+            (STATUS_RANK.get(f.status.value, 0), day_end(f.as_of), i, f)
+            for i, f in enumerate(found)
+        ]
+        return max(ranked)[3] if ranked else None
+
+    def power_mw(self, figure: Figure) -> float:
+        return figure.value * POWER_UNITS.get(figure.unit, 1.0)
+
+    @staticmethod
+    def metric(name: str) -> str:
+        """'it-power' → 'IT power'."""
+        words = [METRIC_WORDS.get(w, w) for w in name.replace("_", "-").split("-") if w]
+        return sentence_case(" ".join(words))
+
+    def day(self, value: Any) -> str:
+        return day(value)
+
+    # Structured data.
+
+    def structured(self, kind: str, *args: Any) -> Markup:
+        return script_json(structured.pruned(getattr(structured, kind)(self, *args)))
+
+
+def _roles_by_party(record: Record) -> dict[str, list[tuple[Campus, CampusParty]]]:
+    roles: dict[str, list[tuple[Campus, CampusParty]]] = defaultdict(list)
+    for campus in record.of("campus"):
+        assert isinstance(campus, Campus)
+        for entry in campus.parties:
+            roles[entry.party].append((campus, entry))
+    return roles
+
+
+def unlink(html: str, url: str) -> str:
+    """The HTML with its mentions of `url` (the page itself) as text, not links.
+
+    Mentions are made by the prose renderer as `<a class="mention…" href="URL">text</a>`
+    with no markup inside, so a plain search finds each one and its end.
+    """
+    spans = []
+    for opening in (f'<a class="mention term" href="{url}">', f'<a class="mention" href="{url}">'):
+        start = html.find(opening)
+        while start != -1:
+            end = html.find("</a>", start)
+            spans.append((start, end, html[start + len(opening) : end]))
+            start = html.find(opening, end)
+    parts = []
+    cursor = 0
+    for start, end, inner in sorted(spans):
+        parts += [html[cursor:start], f'<span class="self">{inner}</span>']
+        cursor = end + len("</a>")
+    parts.append(html[cursor:])
+    return "".join(parts)
+
+
+def script_json(data: Any) -> Markup:
+    """JSON safe inside a <script> element: no '<', '>' or '&' can close or open a tag."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    escaped = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(escaped.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))

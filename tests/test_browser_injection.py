@@ -1,0 +1,180 @@
+"""Script injection in every field of a record: in the browser, none of it runs.
+
+Each payload, if it ran, would set `window.__injected` or open a dialog. Every page of
+the built site is loaded in Chromium; then neither may have happened, and no element
+may carry an event-handler attribute, a `javascript:` link or a script of the record's.
+The pages' Content-Security-Policy would block inline script anyway, so the DOM is also
+checked: the payloads must arrive as text, not as markup.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from site_fixtures import build, chromium, local_only, serving
+
+pytestmark = pytest.mark.browser
+
+TAG = "<script>window.__injected=1</script>"
+ATTRIBUTE = '"><img src=x onerror="window.__injected=1;alert(1)">'
+CLOSE = "</script><script>window.__injected=1</script>"
+SVG = "<svg onload=alert(1)>"
+TEMPLATE = "{{ 7*191 }}{% raw %}"
+TEXT = f"Word {TAG} {ATTRIBUTE} {CLOSE} {SVG} {TEMPLATE}"
+LINK = "javascript:window.__injected=1"
+MARKDOWN = (
+    f"{TEXT}\n\n[click](javascript:window.__injected=1) ![i](javascript:alert(1)) "
+    "<javascript:alert(1)> [x](data:text/html,<script>alert(1)</script>) "
+    '<img src=x onerror="alert(1)"> <a href="javascript:alert(1)">a</a>\n\n'
+    "[ref]\n\n[ref]: javascript:alert(1)"
+)
+
+
+def y(value: str) -> str:
+    """A YAML scalar holding `value` exactly."""
+    return json.dumps(value)
+
+
+def record_files() -> dict[str, str]:
+    t = y(TEXT)
+    return {
+        "chapters/chapter-1.md": (
+            f"---\ntitle: {y('Chapter ' + TEXT)}\nnumber: 1\nsummary: {t}\n---\n{MARKDOWN}\n"
+        ),
+        "terms/word.md": (
+            f"---\ntitle: {y('Word ' + TAG)}\naliases: [{y('Alias ' + ATTRIBUTE)}]\n"
+            f"definition: {t}\nchapters: [chapter-1]\n---\n{MARKDOWN}\n"
+        ),
+        "campuses/site.md": (
+            f"---\ntitle: {y('Site ' + ATTRIBUTE)}\nlocation: {t}\ncountry: {y(SVG)}\n"
+            "status: operating\nparties:\n"
+            f"  - party: maker\n    roles: [owner]\n    note: {t}\n    source: paper\n"
+            f"figures:\n  - metric: {y('power ' + TAG)}\n    value: 10\n    unit: MW\n"
+            f"    chip: {t}\n    status: operating\n    as_of: 2026-01\n    grade: reported\n"
+            f"    source: paper\n    note: {t}\n    method: {t}\n    qualifier: {y(TAG)}\n"
+            f"---\n{MARKDOWN}\n"
+        ),
+        "indicators/row.md": (
+            f"---\ntitle: {y('Row ' + CLOSE)}\nrow: 1\ndescription: {t}\n---\n{MARKDOWN}\n"
+        ),
+        "tests/claim.md": (
+            f"---\ntitle: {y('Claim ' + TAG)}\nclaim: {t}\ndeadline: 2027-01-01\nrule: {t}\n"
+            f"chapter: chapter-1\n---\n{MARKDOWN}\n"
+        ),
+        "sources/paper.md": (
+            f"---\ntitle: {y('Paper ' + ATTRIBUTE)}\ncategory: press\nauthors: [writer]\n"
+            f"publisher: maker\npublication: {t}\ndate: 2026-01-02\n"
+            f"urls: [{y(LINK)}, {y('https://example.org/' + ATTRIBUTE)}]\nreprint: {t}\n"
+            f"annotation: {t}\nread: {t}\nsponsor: {t}\ndisputed_by: [maker]\n---\n{MARKDOWN}\n"
+        ),
+        "people/writer.md": (
+            f"---\ntitle: {y('Writer ' + SVG)}\nrole: {t}\nurl: {y(LINK)}\n"
+            f"affiliations: [maker]\n---\n{MARKDOWN}\n"
+        ),
+        "parties/maker.md": (
+            f"---\ntitle: {y('Maker ' + CLOSE)}\ntype: company\nsells: {t}\nurl: {y(LINK)}\n"
+            f"---\n{MARKDOWN}\n"
+        ),
+        "corrections/wrong.md": (
+            f"---\ntitle: {y('Wrong ' + TAG)}\nscope: book\ndate: 2026-02-01\n"
+            f"chapter: chapter-1\nsource: paper\nwrong: {t}\nright: {t}\n---\n{MARKDOWN}\n"
+        ),
+        "corrections/source-wrong.md": (
+            f"---\ntitle: {y('Source wrong ' + SVG)}\nscope: source\ndate: 2026-02-01\n"
+            f"source: paper\nwrong: {t}\nright: {t}\n---\n{MARKDOWN}\n"
+        ),
+    }
+
+
+SETTINGS = f"""\
+[book]
+title = {y("Book " + TAG)}
+subtitle = {y(ATTRIBUTE)}
+author = {y(CLOSE)}
+house = {y(SVG)}
+publisher = {y(TEXT)}
+series = {y(TEMPLATE)}
+closes = 2026-11-08
+
+[site]
+base_url = {y("https://example.org/" + ATTRIBUTE)}
+base_path = "/vol1"
+book_url = {y(LINK)}
+notify_url = {y(LINK)}
+series_corrections_url = {y(LINK)}
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("injected") / "record"
+    root.mkdir()
+    (root / "sourcebook.toml").write_text(SETTINGS, encoding="utf-8")
+    for name, text in record_files().items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return build(root)
+
+
+OWN_SCRIPTS = {"/vol1/static/site.js"}
+DOM_CHECK = """() => {
+  const bad = [];
+  for (const el of document.querySelectorAll('*')) {
+    for (const attr of el.attributes) {
+      if (attr.name.startsWith('on')) bad.push(el.tagName + ' ' + attr.name);
+      const value = attr.value.trim().toLowerCase();
+      if (['href', 'src', 'action', 'formaction'].includes(attr.name)
+          && value.startsWith('javascript:')) bad.push(el.tagName + ' ' + attr.value);
+    }
+  }
+  for (const s of document.scripts) {
+    if (s.src) { if (!s.src.endsWith('/vol1/static/site.js')) bad.push('script ' + s.src); }
+    else if (!['application/ld+json', 'application/json'].includes(s.type)) {
+      bad.push('inline script');
+    }
+  }
+  for (const tag of ['svg', 'iframe', 'object', 'embed', 'img']) {
+    if (document.getElementsByTagName(tag).length) bad.push(tag);
+  }
+  return bad;
+}"""
+
+
+def test_no_payload_runs_on_any_page(site: Path) -> None:
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 20
+    with chromium() as browser, serving(site) as origin:
+        context = browser.new_context()
+        refused = local_only(context, origin)
+        page = context.new_page()
+        dialogs: list[str] = []
+        errors: list[str] = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        for path in pages:
+            url = "/" + path.relative_to(site).as_posix().removesuffix(".html")
+            url = url.removesuffix("/index").replace("/index", "/") or "/"
+            page.goto(origin + url)
+            for link in page.locator("a.term").all()[:3]:
+                link.hover()
+                link.focus()
+            assert page.evaluate("window.__injected") is None, url
+            assert page.evaluate(DOM_CHECK) == [], url
+            html = page.content()
+            assert "1337" not in html, f"{url}: a record string was run as a template"
+        context.close()
+    assert dialogs == []
+    assert errors == []
+    assert refused == [] or all("example.org" in r for r in refused)
+
+
+def test_payloads_arrive_as_text(site: Path) -> None:
+    html = (site / "vol1" / "glossary" / "word.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;window.__injected=1&lt;/script&gt;" in html
+    assert "<script>window.__injected" not in html
+    assert "{{ 7*191 }}" in html
+    data = html.split('<script type="application/json" id="definitions_">', 1)[1]
+    assert "</script>" not in data.split("</script>", 1)[0]
+    assert "\\u003c/script\\u003e" in data

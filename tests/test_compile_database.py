@@ -1,0 +1,124 @@
+"""The compiled record: the whole bundled record in one SQLite database, as documented."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from conftest import BUNDLED, REPO
+
+from sourcebook.compile import SCHEMA_VERSION, compile_record
+from sourcebook.compile.schema import kind_columns
+from sourcebook.derive.figures import placed_figures
+from sourcebook.model.kinds import KINDS
+from sourcebook.pipeline import check, compile
+
+DATABASE_DOC = (REPO / "docs" / "database.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def checked():
+    return check(BUNDLED)
+
+
+@pytest.fixture(scope="module")
+def db(checked, tmp_path_factory):
+    path = compile(checked, tmp_path_factory.mktemp("db") / "record.db")
+    connection = sqlite3.connect(path)
+    yield connection
+    connection.close()
+
+
+def count(db, table: str, where: str = "1") -> int:
+    return db.execute(f'SELECT COUNT(*) FROM "{table}" WHERE {where}').fetchone()[0]
+
+
+def test_every_entity_is_in_its_kinds_table_and_in_entities(db, checked):
+    for kind in KINDS:
+        expected = len(checked.record.of(kind.name))
+        assert count(db, kind.folder) == expected, kind.folder
+        assert count(db, "entities", f"kind = '{kind.name}'") == expected
+
+
+def test_every_field_of_every_kind_has_a_column(db):
+    for kind in KINDS:
+        columns = {row[1] for row in db.execute(f'PRAGMA table_info("{kind.folder}")')}
+        assert {name for name, _type in kind_columns(kind)} <= columns
+        assert {"id", "title", "body", "file", "line", "known_from"} <= columns
+
+
+def test_every_figure_is_written_with_its_value_in_base_units(db, checked):
+    assert count(db, "figures") == len(placed_figures(checked.record))
+    row = db.execute(
+        "SELECT value, unit, base_value, base_unit, dimension FROM figures"
+        " WHERE campus = 'hyperion' AND metric = 'it-power' AND value = 2"
+    ).fetchone()
+    assert row == (2.0, "GW", 2e9, "W", "power")
+    assert count(db, "figures", "base_value IS NULL") == 0
+
+
+def test_the_meta_table_says_what_the_database_is(db, checked):
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    assert meta["schema_version"] == SCHEMA_VERSION
+    assert meta["as_of"] == meta["closes"] == "2026-11-08"
+    assert meta["title"] == "The AI Compute Race"
+    assert float(meta["query_seconds"]) == checked.record.settings.limits.query_seconds
+
+
+def test_the_full_text_index_finds_prose(db):
+    found = {
+        (kind, entity)
+        for kind, entity in db.execute("SELECT kind, id FROM search WHERE search MATCH 'cluster'")
+    }
+    assert ("term", "cluster") in found and ("campus", "colossus-2") in found
+    stemmed = db.execute("SELECT COUNT(*) FROM search WHERE search MATCH 'clusters'").fetchone()
+    assert stemmed[0] == len(found)
+
+
+def test_links_parties_quotes_and_library_are_written(db):
+    assert count(db, "refs", "from_kind = 'indicator' AND to_id = 'cluster'") >= 1
+    assert count(db, "campus_parties", "campus = 'hyperion' AND party = 'meta'") == 2
+    assert count(db, "library_items") > 0
+    assert count(db, "source_library") == count(db, "library_items")
+    assert count(db, "quotes", "field LIKE 'figures.%'") > 0
+    assert count(db, "figures", "quote_status = 'verified'") > 0
+
+
+def test_the_views(db):
+    assert db.execute("SELECT day FROM record_day").fetchone() == ("2026-11-08",)
+    assert count(db, "evidenced_figures") == count(db, "figures", "evidenced = 1")
+    latest = db.execute(
+        "SELECT as_of FROM latest_figures WHERE campus = 'hyperion' AND metric = 'it-power'"
+        " AND evidenced = 1"
+    ).fetchall()
+    assert latest == [("2026-05",)]
+
+
+def test_every_table_and_view_is_documented(db):
+    names = [
+        name
+        for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+        if not name.startswith(("search_", "sqlite_"))
+    ]
+    for name in names:
+        assert f"`{name}`" in DATABASE_DOC or f"### {name}" in DATABASE_DOC, name
+
+
+def test_the_same_record_gives_the_same_bytes(checked, tmp_path):
+    first = compile(checked, tmp_path / "a.db").read_bytes()
+    second = compile(checked, tmp_path / "b.db").read_bytes()
+    assert first == second
+
+
+def test_a_failed_compile_leaves_the_last_database(checked, tmp_path, monkeypatch):
+    path = compile(checked, tmp_path / "record.db")
+    before = path.read_bytes()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr("sourcebook.compile.write_figures", broken)
+    with pytest.raises(RuntimeError):
+        compile_record(checked.record, path, checked.graph)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["record.db"]

@@ -1,0 +1,270 @@
+"""check's quote rule: each diagnostic code, the --quotes table, locators and the cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import codes
+
+from sourcebook.cli import main
+from sourcebook.library.cache import TextCache
+from sourcebook.library.intake import Details, take_in
+from sourcebook.library.report import Status
+from sourcebook.pipeline import check
+
+STORY = "The hardware forms a substantial chunk of the overall computing capacity it uses.\n"
+OTHER = "Multiple people close to Moonshot said the agreement is specifically for H200 chips.\n"
+
+
+TERM = "---\ntitle: Capacity\ndefinition: d\nchapters: [chapter-1]\n---\n"
+
+
+def source(annotation: str = "", extra: str = "") -> str:
+    return f"---\ntitle: A source\ncategory: press\n{extra}annotation: >-\n  {annotation}\n---\n"
+
+
+@pytest.fixture
+def held(make_record, tmp_path):
+    """A record with two sources, each holding one text copy, and a third with none."""
+
+    def make(files: dict[str, str], **sources: str) -> Path:
+        root = make_record(files)
+        for name, (text, source_id) in {
+            "a.txt": (STORY, "story"),
+            "b.txt": (OTHER, "other"),
+        }.items():
+            if source_id in sources or (root / "sources" / f"{source_id}.md").exists():
+                path = tmp_path / name
+                path.write_text(text, encoding="utf-8")
+                take_in(root, str(path), Details(captured="2026-10-12"), source_id)
+        return root
+
+    return make
+
+
+def test_quote_in_a_sources_annotation_verifies(held) -> None:
+    root = held({"sources/story.md": source("It says “forms a substantial chunk”.")})
+    result = check(root)
+    assert codes(result) == []
+    (proof,) = result.record.library.report.proofs
+    assert proof.status is Status.VERIFIED and proof.found.shelf == "S1"
+    assert proof.locator is None
+
+
+def test_quote_followed_by_a_citation_anywhere_is_checked_against_that_source(held) -> None:
+    body = (
+        "As reported, “the overall computing capacity it uses” [@story]; and “made up” [@story].\n"
+    )
+    root = held(
+        {
+            "sources/story.md": source("A story."),
+            "terms/capacity.md": TERM + body,
+        }
+    )
+    result = check(root)
+    statuses = [p.status for p in result.record.library.report.proofs]
+    assert statuses == [Status.VERIFIED, Status.NOT_FOUND]
+    assert "Q001" in codes(result)
+
+
+def test_not_found_names_quote_copies_and_nearest_passage(held) -> None:
+    root = held({"sources/story.md": source("“forms a large chunk of the overall capacity”")})
+    (error,) = [d for d in check(root).diagnostics if d.code == "Q001"]
+    assert error.severity.value == "error"
+    assert "quote not found in copy S1 of 'story'" in error.message
+    assert "“forms a large chunk of the overall capacity”" in error.message
+    assert "{large → substantial}" in error.hint
+    assert "a missing word: the copy has “computing” here" in error.hint
+    assert error.pos.line == 5
+
+
+def test_quote_found_only_in_another_sources_copy_says_which(held) -> None:
+    root = held(
+        {
+            "sources/story.md": source("“specifically for H200 chips”"),
+            "sources/other.md": source("Another."),
+        }
+    )
+    (error,) = [d for d in check(root).diagnostics if d.code == "Q002"]
+    assert "not found in copy S1 of 'story' but in S2 (held for other)" in error.message
+
+
+def test_quote_of_a_source_without_a_copy_is_unverifiable(make_record) -> None:
+    root = make_record({"sources/story.md": source("“anything at all”")})
+    result = check(root)
+    assert codes(result) == ["Q003"]
+    assert result.diagnostics.warnings[0].hint.endswith("--source story")
+    assert result.record.library.report.total().unverifiable == 1
+
+
+def test_unknown_shelf_and_unheld_item(held, tmp_path) -> None:
+    root = held({"sources/story.md": source("Words.", extra="library: [S1, S9]\n")})
+    loose = tmp_path / "loose.txt"
+    loose.write_text("held for nobody", encoding="utf-8")
+    take_in(root, str(loose), Details(), None)
+    result = check(root)
+    assert sorted(codes(result)) == ["Q004", "Q007"]
+    q004 = next(d for d in result.diagnostics if d.code == "Q004")
+    assert q004.pos.file.endswith("sources/story.md") and "names S9" in q004.message
+
+
+def test_broken_library_items_are_reported(held) -> None:
+    root = held({"sources/story.md": source("Words.")})
+    library = root / "library"
+    (library / "S1.txt").unlink()
+    (library / "S2.yaml").write_text("kind: scroll\n", encoding="utf-8")
+    (library / "notes.yaml").write_text("a: b\n", encoding="utf-8")
+    found = codes(check(root))
+    assert found.count("Q005") >= 2 and "Q006" in found
+
+
+def test_changed_original_is_reported(held) -> None:
+    root = held({"sources/story.md": source("Words.")})
+    (original,) = [p for p in (root / "library" / "objects").rglob("*") if p.is_file()]
+    original.write_bytes(b"shorter")
+    assert "Q006" in codes(check(root))
+
+
+def test_source_dated_after_its_capture(held) -> None:
+    root = held({"sources/story.md": source("Words.", extra="date: 2026-10-20\n")})
+    result = check(root)
+    assert codes(result) == ["D002"]
+    assert "after its copy S1 was captured (2026-10-12)" in result.diagnostics.errors[0].message
+
+
+def test_marked_spans_are_not_verified_but_counted(held) -> None:
+    root = held(
+        {
+            "sources/story.md": source(
+                "So-called [“chunk”]{.scare}, from [“Another Work”]{.title}; "
+                "“forms a substantial chunk”."
+            )
+        }
+    )
+    result = check(root)
+    report = result.record.library.report
+    assert codes(result) == []
+    assert report.total().quotes == 1 and report.total().marked == 2
+    assert report.marks() == {"scare": 1, "title": 1}
+
+
+def test_figure_quotes_are_verified(held) -> None:
+    campus = """\
+    ---
+    title: Colossus
+    location: Memphis
+    country: US
+    status: operating
+    figures:
+      - metric: chips
+        value: 200000
+        unit: chips
+        status: operating
+        as_of: 2025-06
+        grade: reported
+        source: story
+        quote: the overall computing capacity it used
+    ---
+    """
+    root = held({"sources/story.md": source("A story."), "campuses/colossus.md": campus})
+    result = check(root)
+    (error,) = [d for d in result.diagnostics if d.code == "Q001"]
+    assert error.pos.file.endswith("campuses/colossus.md")
+
+
+def test_pdf_quote_knows_its_page_and_a_wrong_page_is_flagged(make_record, tmp_path) -> None:
+    from corpus.library.minipdf import build_pdf
+
+    root = make_record(
+        {
+            "sources/essay.md": source("“AGI by 2027 is strikingly plausible”"),
+            "terms/agi.md": "---\ntitle: AGI\ndefinition: d\nchapters: [chapter-1]\n---\n"
+            "“north of $1T annually” [@essay, p. 1]\n",
+        }
+    )
+    pdf = tmp_path / "essay.pdf"
+    pdf.write_bytes(
+        build_pdf([["AGI by 2027 is strikingly plausible."], ["north of $1T annually"]])
+    )
+    take_in(root, str(pdf), Details(captured="2026-10-12"), "essay")
+    result = check(root)
+    assert [p.locator for p in result.record.library.report.proofs] == ["p. 2", "p. 1"]
+    (warning,) = [d for d in result.diagnostics if d.code == "Q008"]
+    assert "cited at p. 1 stands on p. 2 of S1" in warning.message
+
+
+def test_image_quote_is_read_as_an_image(make_record, tmp_path) -> None:
+    root = make_record({"sources/chart.md": source("titled “About 75 GW of Onsite Generation”")})
+    image, transcription = tmp_path / "chart.png", tmp_path / "chart.txt"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n")
+    transcription.write_text("Datacenters Have Booked About 75 GW of Onsite Generation")
+    take_in(root, str(image), Details(transcription=transcription, captured="2026-10-12"), "chart")
+    (proof,) = check(root).record.library.report.proofs
+    assert proof.verified and proof.locator == "read as an image"
+
+
+def test_second_check_reads_normalized_texts_from_the_cache(held) -> None:
+    root = held({"sources/story.md": source("“forms a substantial chunk”")})
+    check(root)
+    assert (root / ".sourcebook-cache" / "library").is_dir()
+    cache = TextCache.for_record(root)
+    text = str(root / "library" / "S1.txt")
+    cache.load(text, cache.text_sha(text))
+    cache.close()
+    assert (cache.hits, cache.misses) == (1, 0)
+
+
+def test_a_second_check_proves_from_the_cache(held, monkeypatch) -> None:
+    root = held({"sources/story.md": source("“forms a substantial chunk”")})
+    check(root)
+    monkeypatch.setattr("sourcebook.library.verify.locate", lambda *_: None)
+    assert codes(check(root)) == []
+
+
+def test_a_changed_text_is_normalized_again(held) -> None:
+    root = held({"sources/story.md": source("“forms a substantial chunk”")})
+    check(root)
+    text = root / "library" / "S1.txt"
+    text.write_text(STORY.replace("substantial", "large"), encoding="utf-8")
+    assert "Q001" in codes(check(root))
+
+
+def test_check_quotes_prints_a_table(held) -> None:
+    root = held(
+        {
+            "sources/story.md": source("“forms a substantial chunk”; “not in it”"),
+            "sources/none.md": source("“nothing held” and a [“title”]{.title}"),
+        }
+    )
+    result = CliRunner().invoke(main, ["check", str(root), "--quotes"], terminal_width=120)
+    assert result.exit_code == 1
+    assert "Quotes against the Library" in result.output
+    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if "│" in line}
+    assert [c.strip() for c in rows["story"].split("│")[2:7]] == ["2", "1", "1", "0", "0"]
+    assert [c.strip() for c in rows["none"].split("│")[2:7]] == ["1", "0", "0", "1", "1"]
+    assert [c.strip() for c in rows["total"].split("│")[2:7]] == ["3", "1", "1", "1", "1"]
+    assert "marked as not quotes: 1 title" in result.output
+
+
+def test_check_quotes_json(held) -> None:
+    root = held({"sources/story.md": source("“forms a substantial chunk”")})
+    result = CliRunner().invoke(main, ["check", str(root), "--quotes", "--format", "json"])
+    data = json.loads(result.output)
+    assert data["quotes"][-1] == {
+        "source": "total",
+        "quotes": 1,
+        "verified": 1,
+        "not found": 0,
+        "unverifiable": 0,
+        "marked": 0,
+    }
+
+
+def test_a_record_without_a_library_writes_nothing(make_record) -> None:
+    root = make_record({"sources/story.md": source("“anything at all”")})
+    check(root)
+    assert not (root / ".sourcebook-cache").exists()
+    assert not (root / "library").exists()
