@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 from contextlib import AbstractContextManager, nullcontext
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
 import click
 
+from sourcebook.commands.check import AS_OF
 from sourcebook.commands.common import RECORD, fail
 
 
@@ -22,16 +24,18 @@ from sourcebook.commands.common import RECORD, fail
     help="Where to write the site (default: RECORD/_site).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no warnings.")
-def build(record: Path, out: Path | None, quiet: bool) -> None:
+@AS_OF
+def build(record: Path, out: Path | None, quiet: bool, as_of: datetime | None) -> None:
     """Check RECORD and build its site; a record with errors is never built."""
-    from sourcebook.commands.check import _print_text as print_diagnostics
+    from sourcebook.commands.check import print_diagnostics
+    from sourcebook.compile import AsOfError
     from sourcebook.pipeline import check
     from sourcebook.publish.site import BuildError, build_site
     from sourcebook.read import RecordError
 
     try:
-        checked = check(record)
-    except RecordError as exc:
+        checked = check(record, as_of.date() if as_of else None)
+    except (RecordError, AsOfError) as exc:
         fail(str(exc))
     diagnostics = checked.diagnostics
     entities = len(checked.record) if checked.record else 0

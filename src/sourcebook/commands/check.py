@@ -64,7 +64,7 @@ def check(
             )
         )
     else:
-        _print_text(shown, errors, warnings, len(checked.record) if checked.record else 0)
+        print_diagnostics(shown, errors, warnings, len(checked.record) if checked.record else 0)
         if quotes and checked.record is not None and checked.record.library.report is not None:
             from sourcebook.commands.library import print_quote_table
 
@@ -80,7 +80,7 @@ def _quotes_json(checked) -> dict:  # type: ignore[no-untyped-def]
     return {"quotes": [dict(zip(QUOTE_COLUMNS, row, strict=True)) for row in rows]}
 
 
-def _print_text(shown: list, errors: int, warnings: int, entities: int) -> None:
+def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) -> None:
     from rich.console import Console
     from rich.markup import escape
 

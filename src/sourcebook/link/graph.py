@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from sourcebook.diagnostics import Pos
@@ -15,6 +17,8 @@ from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 
 Key = tuple[str, str]
+_NEWLINE = re.compile("\n")
+_INK = re.compile(r"\S")
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,12 +232,13 @@ class _Positions:
         self.written = written if written is not None and written != text else None
         self._line_starts: list[int] | None = None
         self._ink: list[int] | None = None
+        self._inked_before: list[int] = []
 
     def at(self, offset: int) -> Pos:
         if self.written is not None:
             return self._at_written(offset)
         if self._line_starts is None:
-            self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+            self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
         line = bisect.bisect_right(self._line_starts, offset) - 1
         col = offset - self._line_starts[line]
         if line == 0:
@@ -243,7 +248,8 @@ class _Positions:
     def _at_written(self, offset: int) -> Pos:
         assert self.written is not None
         if self._ink is None:
-            self._ink = [i for i, c in enumerate(self.written) if not c.isspace()]
-        inked = sum(1 for c in self.text[:offset] if not c.isspace())
+            self._ink = [m.start() for m in _INK.finditer(self.written)]
+            self._inked_before = list(accumulate((not c.isspace() for c in self.text), initial=0))
+        inked = self._inked_before[offset]
         where = self._ink[inked] if inked < len(self._ink) else len(self.written)
         return self.base.shifted(self.written[:where])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -18,8 +19,7 @@ class Mention:
     name: str
 
 
-def _is_word_char(char: str) -> bool:
-    return char.isalnum() or char == "_"
+_NON_WORD = re.compile(r"\W")
 
 
 def _fold(text: str) -> str:
@@ -55,7 +55,7 @@ class NameMatcher:
         canonical: dict[str, str] = {}
         for name, target in names:
             for form in plural_forms(name.strip()):
-                key = _fold(form)
+                key = " " + _NON_WORD.sub(" ", _fold(form))
                 if key:
                     table.setdefault(key, set()).add(target)
                     canonical.setdefault(key, name)
@@ -70,15 +70,15 @@ class NameMatcher:
         """Mentions in `text`, longest first where they overlap, none inside `masked`."""
         if self._empty or not text:
             return []
-        folded = _fold(text)
+        # Every key starts with a space and every non-word character of the text is one,
+        # so the automaton only reports matches that start a word.
+        words = " " + _NON_WORD.sub(" ", _fold(text))
+        size = len(text)
         candidates = []
-        for end_index, (length, targets, name) in self._automaton.iter(folded):
-            start, end = end_index - length + 1, end_index + 1
-            if start > 0 and _is_word_char(folded[start - 1]):
+        for end, (length, targets, name) in self._automaton.iter(words):
+            if end < size and words[end + 1] != " ":
                 continue
-            if end < len(folded) and _is_word_char(folded[end]):
-                continue
-            candidates.append((start, -length, end, targets, name))
+            candidates.append((end - length + 1, -length, end, targets, name))
         candidates.sort()
         starts = [a for a, _ in masked]
         chosen: list[Mention] = []

@@ -15,6 +15,8 @@ DAY_PATTERN = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 Path_ = tuple[str | int, ...]
+_NO_POSITIONS: dict[Path_, Pos] = {}
+_NO_SPANS: dict[Path_, str] = {}
 
 
 def _to_day(value: Any) -> Any:
@@ -81,9 +83,10 @@ class Entity(BaseModel):
     )
     body: str = Field(default="", description="The Markdown after the front matter.", exclude=True)
 
-    _positions: dict[Path_, Pos] = PrivateAttr(default_factory=dict)
+    # Plain defaults: a default_factory costs pydantic a signature inspection per entity.
+    _positions: dict[Path_, Pos] = PrivateAttr(default=_NO_POSITIONS)
     _body_pos: Pos | None = PrivateAttr(default=None)
-    _spans: dict[Path_, str] = PrivateAttr(default_factory=dict)
+    _spans: dict[Path_, str] = PrivateAttr(default=_NO_SPANS)
     _file: str = PrivateAttr(default="")
 
     def place(self, file: str, positions: dict[Path_, Pos], body_pos: Pos,
