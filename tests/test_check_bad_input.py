@@ -130,6 +130,6 @@ def test_broken_records_through_the_cli(make_record):
     result = run_cli("check", str(root))
     assert result.returncode == 1
     assert "Traceback" not in result.stdout + result.stderr
-    lines = [x for x in result.stdout.splitlines() if x and not x.startswith(("  hint:"))]
+    lines = [x for x in result.stdout.splitlines() if x and not x.startswith("  hint:")]
     assert all(LINE.match(x) for x in lines[:-1]), lines
     assert lines[-1].endswith("4 errors, 0 warnings")

@@ -8,10 +8,13 @@ for a `[@id]` in prose: `Hawkins and Fan, 31 July 2026`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from html import unescape as html_unescape
 
 from markupsafe import Markup, escape
 
+from sourcebook.library.report import Proof
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Party, Source
 from sourcebook.model.record import Record
@@ -60,11 +63,31 @@ class Citations:
     def _make_full(self, source: Source) -> Rendered:
         assert self.prose is not None, "Citations.prose is set by the site's view"
         annotation = self.prose.inline(source.annotation, source.key)
+        annotation = Rendered(self._mark_quotes(source, annotation.html), annotation.terms)
         disclosures, terms = self._disclosures(source)
         notes = self._notes(source, annotation.html)
         head = self._head(source)
         html = head + notes + disclosures if notes or disclosures else sentence(head)
         return Rendered(html, annotation.terms | terms)
+
+    def _mark_quotes(self, source: Source, html: Markup) -> Markup:
+        """Wrap each quote of the annotation in its verification, found by its words."""
+        report = getattr(self.record.library, "report", None)
+        if report is None:
+            return html
+        proofs = {
+            _words(p.claim.text): p for p in report.for_owner(source.key)
+            if p.claim.field == "annotation"
+        }
+
+        def wrap(match: re.Match[str]) -> str:
+            proof = proofs.get(_words(html_unescape(_TAG.sub("", match[1]))))
+            if proof is None or "<" in match[1] and not _balanced(match[1]):
+                return match[0]
+            return str(Markup('<span class="quote" data-proof="{}" title="{}">').format(
+                proof.status.value, _proof_note(proof))) + match[0] + "</span>"
+
+        return Markup(_QUOTE.sub(wrap, str(html)))
 
     def _head(self, source: Source) -> Markup:
         who = [join(self.authors(source))]
@@ -132,6 +155,30 @@ class Citations:
         if item.read_again:
             text += Markup(", read again on {}").format(join([day(d) for d in item.read_again]))
         return text
+
+
+_QUOTE = re.compile(r"“([^“”]*)”")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _balanced(html: str) -> bool:
+    opened = re.findall(r"<([a-z]+)[\s>]", html)
+    closed = re.findall(r"</([a-z]+)>", html)
+    return opened == closed[::-1] or sorted(opened) == sorted(closed)
+
+
+def _proof_note(proof: Proof) -> str:
+    """What a reader is told of one quote's verification."""
+    if proof.found is not None:
+        where = f"Found in Library {proof.found.shelf}"
+        return f"{where}, {proof.locator}" if proof.locator else where
+    if proof.status.value == "unverifiable":
+        return "No copy of this source is held in the Library to check it against"
+    return "Not found in the Library's copy"
 
 
 def _parenthesis(parts: list[Markup]) -> Markup:
