@@ -58,7 +58,8 @@ def make_record(tmp_path: Path) -> MakeRecord:
 def term(title: str, definition: str = "A thing.", chapters: str = "[chapter-1]",
          extra: str = "", body: str = "") -> str:
     """The text of a term file."""
-    return f"---\ntitle: {title}\ndefinition: {definition}\nchapters: {chapters}\n{extra}---\n{body}"
+    front = f"title: {title}\ndefinition: {definition}\nchapters: {chapters}\n{extra}"
+    return f"---\n{front}---\n{body}"
 
 
 def codes(checked) -> list[str]:

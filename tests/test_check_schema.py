@@ -88,7 +88,8 @@ def test_a_clean_record_has_no_diagnostics(make_record):
 
 
 def test_settings_problems_are_reported_at_their_line(make_record):
-    root = make_record({}, settings='[book]\ntitle = "T"\nhouse = "H"\ncloses = 2026-11-08\ncolour = 1\n')
+    settings = '[book]\ntitle = "T"\nhouse = "H"\ncloses = 2026-11-08\ncolour = 1\n'
+    root = make_record({}, settings=settings)
     diagnostic = only(check(root), "S002")
     assert diagnostic.pos.file.endswith("sourcebook.toml") and diagnostic.pos.line == 5
 
