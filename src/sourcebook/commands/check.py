@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from sourcebook.commands.common import RECORD, fail
+from sourcebook.commands.common import OUTPUT, RECORD, fail
 
 AS_OF = click.option(
     "--as-of",
@@ -23,13 +23,7 @@ AS_OF = click.option(
 
 @click.command()
 @RECORD
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    help="text for people, json for editors and CI.",
-)
+@OUTPUT
 @click.option("--no-warnings", is_flag=True, help="Show errors only.")
 @click.option("--quotes", is_flag=True, help="Also show each source's quotes: verified or not.")
 @AS_OF

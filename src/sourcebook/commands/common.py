@@ -13,6 +13,14 @@ RECORD = click.argument(
     "record", type=click.Path(file_okay=False, path_type=Path), default=Path("."), required=False
 )
 
+OUTPUT = click.option(
+    "--format",
+    "output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    help="text for people, json for editors, CI and programs.",
+)
+
 
 def fail(message: str, output: str = "text") -> NoReturn:
     """A one-line message for a person (or a JSON object), then exit status 2."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import fail
+from sourcebook.commands.common import OUTPUT, fail
 
 if TYPE_CHECKING:
     from sourcebook.library.report import QuoteReport
@@ -76,13 +76,7 @@ def add(target: str, record: Path, source: str | None, **details: object) -> Non
 
 @library.command("list")
 @RECORD_OPTION
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    help="text for people, json for programs.",
-)
+@OUTPUT
 def list_items(record: Path, output: str) -> None:
     """List the Library's items: shelf, kind, capture day, what it holds, where from."""
     from sourcebook.diagnostics import Diagnostics
