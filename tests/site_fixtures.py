@@ -296,7 +296,8 @@ class PageReader(HTMLParser):
             self.stack.append(tag)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in VOID:
+        # Inside <svg> (foreign content) any element may close itself, as in XML.
+        if tag not in VOID and "svg" not in self.stack:
             self.problems.append(f"<{tag}/> is not a void element")
         self.handle_starttag(tag, attrs)
         if tag not in VOID:

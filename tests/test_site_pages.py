@@ -126,8 +126,11 @@ def test_the_ledger_is_a_sortable_table_of_campuses(site: Path) -> None:
 def test_a_campus_page_shows_its_parties_figures_and_backlinks(site: Path) -> None:
     doc = tree(site, "/vol1/ledger/colossus-2")
     assert text(doc.css_first(".roles li")).startswith("xAI: owner, operator")
+    metrics = [text(h) for h in doc.css("section.timeline h3")]
+    assert metrics == ["IT power", "Chips"]
     figures = [[text(c) for c in tr.css("th, td")] for tr in doc.css("table.figures tbody tr")]
-    assert figures[0][:4] == ["IT power", "200 MW", "operating", "September 2026"]
+    assert figures[0][:3] == ["September 2026", "200 MW", "operating"]
+    assert figures[0][3].startswith("reported: Hawkins and Fan")
     assert figures[1][1] == "200,000 chips (H100)"
     data = json.loads(doc.css_first('script[type="application/ld+json"]').text())
     assert data["@type"] == "Place"

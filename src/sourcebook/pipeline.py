@@ -29,6 +29,8 @@ class Checked:
     diagnostics: Diagnostics
     as_of: date | None = None
     """The day the record was checked as of; None for its close."""
+    image: bytes | None = None
+    """The compiled record check ran its queries on, serialized: derive reads it again."""
 
     @property
     def ok(self) -> bool:
@@ -52,7 +54,8 @@ def check(root: Path | str, as_of: date | None = None) -> Checked:
     check_record(record, graph, diagnostics)
     with compile_in_memory(record, graph, as_of) as db:
         check_compiled(record, db, diagnostics)
-    return Checked(record, graph, diagnostics, as_of)
+        image = db.image()
+    return Checked(record, graph, diagnostics, as_of, image)
 
 
 def compile(checked: Checked, path: Path | str, as_of: date | None = None) -> Path:
@@ -60,6 +63,14 @@ def compile(checked: Checked, path: Path | str, as_of: date | None = None) -> Pa
     (default: the day it was checked as of)."""
     assert checked.record is not None
     return compile_record(checked.record, path, checked.graph, as_of or checked.as_of)
+
+
+def derive_checked(checked: Checked) -> derived.Derived:
+    """Everything computed from a checked record, as of the day it was checked, read from
+    the database check compiled."""
+    assert checked.image is not None
+    with derived.open_image(checked.image) as db:
+        return derived.derive_all(db)
 
 
 def derive(path: Path | str, as_of: date | None = None) -> derived.Derived:

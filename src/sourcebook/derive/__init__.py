@@ -9,18 +9,25 @@ The site and the data releases read these, each from a compiled record opened wi
 - `timeline(db, campus, metric)` and `timelines(db, campus)`: a campus's figures by day;
 - `conflicts(db, campus)`: figures whose sources disagree;
 - `scenario(db, id)` and `scenarios(db)`: one campus's futures, year by year;
-- `derive_all(db)`: all of the above that is not per campus, at once.
+- `derive_all(db)`: all of the above at once, each campus's and party's timelines included.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sourcebook.derive.conflicts import Conflict
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, scorecard
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, open_record
-from sourcebook.derive.timeline import Timeline, TimelinePoint, conflicts, timeline, timelines
+from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, open_image, open_record
+from sourcebook.derive.timeline import (
+    Timeline,
+    TimelinePoint,
+    all_timelines,
+    conflicts,
+    timeline,
+    timelines,
+)
 from sourcebook.derive.verdicts import Outcome, Verdict, verdicts
 
 
@@ -33,11 +40,36 @@ class Derived:
     verdicts: list[Verdict]
     scenarios: list[ScenarioResult]
     conflicts: list[Conflict]
+    timelines: dict[tuple[str, str], list[Timeline]] = field(default_factory=dict)
+    """(kind, id) of a campus or party → a timeline per metric it has figures for."""
+
+    def row(self, indicator: str) -> Row | None:
+        return next((r for r in self.rows if r.indicator == indicator), None)
+
+    def verdict(self, test: str) -> Verdict | None:
+        return next((v for v in self.verdicts if v.test == test), None)
+
+    def conflicts_of(self, kind: str, owner_id: str) -> list[Conflict]:
+        return [c for c in self.conflicts if c.owner == (kind, owner_id)]
+
+
+OWNER_KINDS = ("campus", "party")
+"""The kinds that carry figures."""
 
 
 def derive_all(db: CompiledRecord) -> Derived:
+    timelines = {
+        (kind, owner): found
+        for kind in OWNER_KINDS
+        for owner, found in all_timelines(db, kind).items()
+    }
     return Derived(
-        db.meta("as_of") or "", scorecard(db), verdicts(db), scenarios(db), conflicts(db)
+        db.meta("as_of") or "",
+        scorecard(db),
+        verdicts(db),
+        scenarios(db),
+        conflicts(db),
+        timelines,
     )
 
 
@@ -57,8 +89,10 @@ __all__ = [
     "ScenarioResult",
     "Timeline",
     "TimelinePoint",
+    "all_timelines",
     "Verdict",
     "conflicts",
+    "open_image",
     "open_record",
     "scenario",
     "scenarios",

@@ -88,6 +88,14 @@ class CompiledRecord:
     def close(self) -> None:
         self.connection.close()
 
+    def image(self) -> bytes:
+        """The whole database, serialized (see `open_image`)."""
+        self.connection.set_authorizer(None)  # serializing reads the file as a whole
+        try:
+            return self.connection.serialize()
+        finally:
+            self.connection.set_authorizer(_authorize)
+
     def meta(self, key: str) -> str | None:
         row = self.connection.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
@@ -129,6 +137,14 @@ def open_record(path: Path | str, seconds: float | None = None) -> CompiledRecor
     """The compiled record at `path`, opened read-only; `seconds` defaults to the record's."""
     uri = f"{Path(path).resolve().as_uri()}?mode=ro"
     return CompiledRecord(sqlite3.connect(uri, uri=True), seconds)
+
+
+def open_image(image: bytes, seconds: float | None = None) -> CompiledRecord:
+    """A compiled record from its serialized bytes (`sqlite3.Connection.serialize`), in
+    memory: what check compiled, read again without compiling twice."""
+    connection = sqlite3.connect(":memory:")
+    connection.deserialize(image)
+    return CompiledRecord(connection, seconds)
 
 
 def _stopper(deadline: float) -> Callable[[], int]:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sourcebook.pipeline import Checked
+from sourcebook.derive import Derived
+from sourcebook.pipeline import Checked, derive_checked
 from sourcebook.publish.site.pages import navigation, site_pages
 from sourcebook.publish.site.prose import safe_link
 from sourcebook.publish.site.render import (
@@ -43,10 +44,12 @@ def build_site(
     *,
     progress: Callable[[int, int], None] | None = None,
     jobs: int | None = None,
+    derived: Derived | None = None,
 ) -> Built:
     """Write the site of `checked` into `out_dir`; a record with errors is never built.
 
-    `progress(done, total)` is called as pages are written. The site is written beside
+    `derived` is what the derive stage computed from `checked` (computed here where not
+    given). `progress(done, total)` is called as pages are written. The site is written beside
     `out_dir` and swapped in only once it is whole.
     """
     started = time.perf_counter()
@@ -54,7 +57,8 @@ def build_site(
         raise BuildError("the record has errors: run 'sourcebook check' to see them")
     record = checked.record
     urls = Urls(record.settings.site)
-    view = SiteView(record, checked.graph, urls, navigation(record, urls))
+    derived = derived if derived is not None else derive_checked(checked)
+    view = SiteView(record, checked.graph, urls, navigation(record, urls), derived)
     pages = site_pages(record, urls)
     env = view.env = environment(record.root, template_globals(view))
     jobs = jobs or default_jobs(len(pages))

@@ -76,7 +76,8 @@ class Citations:
         if report is None:
             return html
         proofs = {
-            _words(p.claim.text): p for p in report.for_owner(source.key)
+            _words(p.claim.text): p
+            for p in report.for_owner(source.key)
             if p.claim.field == "annotation"
         }
 
@@ -84,8 +85,15 @@ class Citations:
             proof = proofs.get(_words(html_unescape(_TAG.sub("", match[1]))))
             if proof is None or "<" in match[1] and not _balanced(match[1]):
                 return match[0]
-            return str(Markup('<span class="quote" data-proof="{}" title="{}">').format(
-                proof.status.value, _proof_note(proof))) + match[0] + "</span>"
+            return (
+                str(
+                    Markup('<span class="quote" data-proof="{}" title="{}">').format(
+                        proof.status.value, _proof_note(proof)
+                    )
+                )
+                + match[0]
+                + "</span>"
+            )
 
         return Markup(_QUOTE.sub(wrap, str(html)))
 

@@ -18,7 +18,7 @@ from sourcebook.model.base import Entity, day_start
 from sourcebook.model.kinds import Category, Correction, Source
 from sourcebook.model.record import Record
 from sourcebook.publish.site.prose import safe_link
-from sourcebook.publish.site.urls import Urls
+from sourcebook.publish.site.urls import SECTIONS, Urls
 
 NOT_FOUND_URL = "/404.html"
 
@@ -38,6 +38,7 @@ NAV = (
     ("tests", "Tests"),
     ("scorecard", "Scorecard"),
     ("companion", "Chapter by chapter"),
+    ("scenarios", ""),  # one item per scenario, named by it: "One campus, four futures"
     ("glossary", "Glossary"),
     ("people", "People"),
     ("sources", "Sources"),
@@ -57,6 +58,7 @@ SECTION_KINDS = {
     "people": "person",
     "sources": "source",
     "parties": "party",
+    "scenarios": "scenario",
 }
 
 
@@ -80,13 +82,26 @@ def navigation(record: Record, urls: Urls) -> list[NavItem]:
     for name, label in NAV:
         if name not in present:
             continue
-        url = urls.section(name)
+        url = urls.section(name) if name in SECTIONS else ""
         series = record.settings.site.series_corrections_url
         if name == "source-corrections" and series and safe_link(series):
             url = series
+        if name == "scenarios":
+            out += [
+                NavItem(scenario_label(s.title), urls.entity(s), 0) for s in _scenario_list(record)
+            ]
+            continue
         kind = SECTION_KINDS.get(name)
         out.append(NavItem(label, url, len(record.entities[kind]) if kind else 0))
     return out
+
+
+def scenario_label(title: str) -> str:
+    """A scenario's name in the navigation: its title after the campus's name, where the
+    title leads with one ("Hyperion: one campus, four futures" → "One campus, four futures")."""
+    _, colon, rest = title.partition(": ")
+    rest = rest.strip() if colon else title
+    return rest[:1].upper() + rest[1:]
 
 
 def site_pages(record: Record, urls: Urls) -> list[Page]:
@@ -202,6 +217,16 @@ def _corrections(scope: str) -> Any:
     return pages
 
 
+def _scenario_list(record: Record) -> list[Entity]:
+    return sorted(record.of("scenario"), key=lambda s: s.id)
+
+
+def _scenarios(record: Record, urls: Urls) -> Iterator[Page]:
+    for scenario in _scenario_list(record):
+        campus = record.get("campus", scenario.campus)  # type: ignore[attr-defined]
+        yield Page(urls.entity(scenario), "scenario.html", {"entity": scenario, "campus": campus})
+
+
 def _consent(record: Record, urls: Urls) -> Iterator[Page]:
     yield Page(urls.section("consent"), "consent.html", {})
 
@@ -211,6 +236,7 @@ SECTION_PAGES = {
     "tests": _tests,
     "scorecard": _scorecard,
     "companion": _companion,
+    "scenarios": _scenarios,
     "glossary": _glossary,
     "people": _people,
     "sources": _sources,

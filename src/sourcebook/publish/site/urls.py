@@ -68,6 +68,13 @@ def _correction(e: Entity) -> str:
     return f"{page}#{e.id}"
 
 
+def _scenario(e: Entity) -> str:
+    # A scenario lives at the volume's top level, as the book links it (/vol1/hyperion),
+    # unless its id is a section's: then under futures/, so that neither hides the other.
+    taken = {path.split("/", 1)[0] for path in SECTIONS.values()} | {"static", "404.html"}
+    return f"futures/{e.id}" if e.id in taken else e.id
+
+
 ENTITY_PATHS: dict[str, Callable[[Entity], str]] = {
     "term": _term,
     "chapter": _chapter,
@@ -78,6 +85,7 @@ ENTITY_PATHS: dict[str, Callable[[Entity], str]] = {
     "person": _person,
     "party": _party,
     "correction": _correction,
+    "scenario": _scenario,
 }
 """Where each kind lives; a kind without its own page lives at an anchor of a list page."""
 

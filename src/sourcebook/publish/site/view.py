@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 from jinja2 import Environment
 from markupsafe import Markup, escape
 
+from sourcebook.derive import Derived
+from sourcebook.derive.figures import Placed
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
 from sourcebook.link.graph import Graph, build_matcher
 from sourcebook.model.base import Entity, day_end
@@ -33,6 +35,7 @@ from sourcebook.model.kinds import (
 from sourcebook.model.record import Record
 from sourcebook.publish.site import structured
 from sourcebook.publish.site.citations import Citations, sentence
+from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.pages import NavItem
 from sourcebook.publish.site.prose import ProseRenderer, Rendered, safe_link
 from sourcebook.publish.site.urls import Urls
@@ -54,8 +57,16 @@ POWER_UNITS = {"W": 1e-6, "kW": 1e-3, "MW": 1.0, "GW": 1e3}
 
 
 class SiteView:
-    def __init__(self, record: Record, graph: Graph, urls: Urls, nav: list[NavItem]):
+    def __init__(
+        self,
+        record: Record,
+        graph: Graph,
+        urls: Urls,
+        nav: list[NavItem],
+        derived: Derived | None = None,
+    ):
         self.record = record
+        self.computed = Computed(derived or Derived("", [], [], [], []))
         self.book = record.settings.book
         self.site = record.settings.site
         self.urls = urls
@@ -303,6 +314,14 @@ class SiteView:
         if figure.chip:
             text += f", {figure.chip}" if "(" in figure.chip else f" ({figure.chip})"
         return f"{figure.qualifier} {text}" if figure.qualifier else text
+
+    @staticmethod
+    def figure_of(owner: Entity, figure_id: str) -> Figure:
+        """The figure of `owner` that the compiled record calls `figure_id`."""
+        figures = getattr(owner, "figures", [])
+        return next(
+            p.figure for i, f in enumerate(figures) if (p := Placed(owner, i, f)).id == figure_id
+        )
 
     def latest(self, campus: Campus, what: str) -> Figure | None:
         """The campus's power ('power') or chips ('chips') as far as the record has them.

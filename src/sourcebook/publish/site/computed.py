@@ -1,0 +1,176 @@
+"""What templates show of the derived stage: scorecard values, verdicts, timelines, futures.
+
+Templates reach it as `view.computed`. Nothing here computes a value of the record; it
+only finds what derive computed and words or draws it for a reader.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from markupsafe import Markup
+
+from sourcebook.derive import (
+    Conflict,
+    Derived,
+    Row,
+    ScenarioResult,
+    Timeline,
+    TimelinePoint,
+    Verdict,
+)
+from sourcebook.derive.scenarios import Year
+from sourcebook.derive.units import UnitError, shown
+from sourcebook.model.base import Entity
+from sourcebook.publish.site.charts import Point, Series, day_label, day_number, legend, line_chart
+
+OUTCOME_WORDS = {"pending": "Pending", "passed": "Passed", "failed": "Failed"}
+QUOTE_WORDS = {
+    "verified": "quote verified in the Library",
+    "not found": "quote not found in the Library's copy",
+    "found in another source": "quote found in another source",
+    "unverifiable": "no archived copy to verify the quote against",
+}
+
+
+class Computed:
+    def __init__(self, derived: Derived):
+        self.derived = derived
+        self._rows = {r.indicator: r for r in derived.rows}
+        self._verdicts = {v.test: v for v in derived.verdicts}
+        self._conflicts: dict[tuple[str, str], list[Conflict]] = defaultdict(list)
+        for conflict in derived.conflicts:
+            self._conflicts[conflict.owner].append(conflict)
+        self._scenarios = {s.id: s for s in derived.scenarios}
+        self._points = {
+            p.figure: p for found in derived.timelines.values() for t in found for p in t.points
+        }
+
+    @property
+    def as_of(self) -> str:
+        return self.derived.as_of
+
+    def row(self, indicator: Entity) -> Row | None:
+        return self._rows.get(indicator.id)
+
+    def verdict(self, test: Entity) -> Verdict | None:
+        return self._verdicts.get(test.id)
+
+    def timelines(self, owner: Entity) -> list[Timeline]:
+        return self.derived.timelines.get(owner.key, [])
+
+    def conflicts(self, owner: Entity) -> list[Conflict]:
+        return self._conflicts.get(owner.key, [])
+
+    def point(self, figure: str) -> TimelinePoint | None:
+        """A figure by its id, as its timeline holds it."""
+        return self._points.get(figure)
+
+    def scenario(self, scenario: Entity) -> ScenarioResult | None:
+        return self._scenarios.get(scenario.id)
+
+    # Words.
+
+    @staticmethod
+    def shown(value: float | None, unit: str | None) -> str:
+        """A value as a reader reads it: '500 MW', '$29 billion', '2.35 USD/h'."""
+        if value is None:
+            return "—"
+        if not unit:
+            return f"{value:,g}"
+        try:
+            return shown(value, unit)
+        except UnitError:
+            return f"{value:,g} {unit}"
+
+    @staticmethod
+    def outcome(verdict: Verdict | None) -> str:
+        if verdict is None or verdict.outcome is None:
+            return "Not judged"
+        return OUTCOME_WORDS[verdict.outcome.value]
+
+    @staticmethod
+    def closed(text: str) -> str:
+        """A line ending as a sentence does, whether or not its writer ended it."""
+        text = text.strip()
+        return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+    @staticmethod
+    def quote_words(status: str | None) -> str:
+        return QUOTE_WORDS.get(status or "", "")
+
+    # Charts.
+
+    def timeline_chart(self, timeline: Timeline, index: int) -> Markup:
+        """The timeline drawn, one line per status; '' where under two days have a value."""
+        series = [
+            Series(
+                status,
+                tuple(
+                    Point(
+                        day_number(p.start),
+                        p.shown_value,
+                        f"{p.as_of}, {self.shown(p.value, p.unit)}",
+                    )
+                    for p in timeline.series(status)
+                    if p.shown_value is not None
+                ),
+            )
+            for status in timeline.statuses()
+        ]
+        days = {p.x for s in series for p in s.points}
+        if len(days) < 2:
+            return Markup("")
+        chart = line_chart(
+            series,
+            title=f"{timeline.label} over time",
+            description=f"{timeline.label} in {timeline.unit} by day, one line per status.",
+            x_label=day_label,
+            y_label=lambda v: self.shown(v, timeline.unit),
+            ident=f"chart-{index}",
+        )
+        return chart + legend(series)
+
+    def scenario_chart(self, result: ScenarioResult, what: str) -> Markup:
+        """Each future's `what` ('power_gw', 'revenue_usd', 'chips') year by year."""
+        title, unit = self.measure(result, what)
+        series = [
+            Series(
+                future.title,
+                tuple(
+                    Point(
+                        y.year, getattr(y, what), f"{y.year}, {self.shown(getattr(y, what), unit)}"
+                    )
+                    for y in future.years
+                ),
+            )
+            for future in result.futures
+        ]
+        chart = line_chart(
+            series,
+            title=f"{title}, {result.start}–{result.end}",
+            description=f"{title} in each year, one line per future.",
+            x_label=lambda v: str(round(v)),
+            y_label=lambda v: self.shown(v, unit),
+            ident=f"chart-{what}",
+        )
+        return chart + legend(series)
+
+    def year_value(self, result: ScenarioResult, year: Year, what: str) -> str:
+        return self.shown(getattr(year, what), self.measure(result, what)[1])
+
+    @staticmethod
+    def measure(result: ScenarioResult, what: str) -> tuple[str, str]:
+        """(what the page calls a measure, its unit); chips are counted in the scenario's."""
+        title, unit = SCENARIO_MEASURES[what]
+        return title, result.chip_unit if what == "chips" else unit
+
+
+SCENARIO_MEASURES = {
+    "power_gw": ("Power online", "GW"),
+    "chips": ("Chips running", ""),
+    "capital_usd": ("Capital spent in the year", "USD"),
+    "capital_total_usd": ("Capital spent to date", "USD"),
+    "revenue_usd": ("Revenue in the year", "USD"),
+}
+"""What a scenario's years carry: (what the page calls it, its unit)."""
