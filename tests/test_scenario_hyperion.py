@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from conftest import BUNDLED, SETTINGS, codes
 
@@ -165,3 +167,18 @@ def test_a_worked_out_parameter_names_its_method_and_inputs(make_record, method,
     }
     found = [c for c in codes(check(make_record(files, settings=SETTINGS))) if c[0] in "FS"]
     assert found == ([] if code is None else [code])
+
+
+def test_a_parameters_quote_is_proved_against_the_library(tmp_path):
+    record = tmp_path / "record"
+    shutil.copytree(BUNDLED, record, ignore=shutil.ignore_patterns("_site", ".sourcebook-cache"))
+    scenario = record / "scenarios" / "hyperion.md"
+    text = scenario.read_text(encoding="utf-8")
+    good = "typically $29B per gigawatt of total facility power"
+    assert good in text
+    assert not [d for d in check(record).diagnostics if "29B" in d.message]
+    scenario.write_text(text.replace(good, "typically $19B per gigawatt of total facility power"))
+    found = [d for d in check(record).diagnostics if d.pos.file.endswith("hyperion.md")]
+    wrong = [d for d in found if d.code == "Q001"]
+    assert len(wrong) == 1 and wrong[0].severity.value == "error"
+    assert text[: text.index(good)].count("\n") + 1 == wrong[0].pos.line

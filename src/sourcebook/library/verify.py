@@ -54,15 +54,21 @@ def verify_quotes(record: Record, graph: Graph, cache: TextCache | None = None) 
     return report
 
 
+QUOTED_LISTS = ("figures", "parameters")
+"""Lists of numbers whose items cite a source and quote it: a campus's or party's
+figures, a scenario's parameters."""
+
+
 def quote_claims(record: Record, graph: Graph) -> list[QuoteClaim]:
-    """The graph's quotes, and the quote of each figure that names its source."""
+    """The graph's quotes, and the quote of each figure or parameter that names its source."""
     claims = [c for c in graph.quotes if c.source]
     for entity in record:
-        for index, figure in enumerate(getattr(entity, "figures", []) or []):
-            if figure.quote and figure.source:
-                pos = entity.pos("figures", index, "quote")
-                field = f"figures.{index}.quote"
-                claims.append(QuoteClaim(entity.key, field, figure.source, figure.quote, pos))
+        for name in QUOTED_LISTS:
+            for index, item in enumerate(getattr(entity, name, None) or []):
+                if item.quote and item.source:
+                    pos = entity.pos(name, index, "quote")
+                    field = f"{name}.{index}.quote"
+                    claims.append(QuoteClaim(entity.key, field, item.source, item.quote, pos))
     return claims
 
 
