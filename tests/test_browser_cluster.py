@@ -161,7 +161,8 @@ def test_a_phone_reads_it_without_scrolling_sideways(browser: Any, origin: str) 
     context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2)
     refused = local_only(context, origin)
     page = context.new_page()
-    for url in ("/vol1/glossary/cluster", "/vol1/ledger", "/vol1/sources/research"):
+    pages = ("/vol1/glossary/cluster", "/vol1/ledger", "/vol1/sources/research")
+    for url in (*pages, "/vol1/hyperion", "/vol1/ledger/colossus-1", "/vol1/scorecard"):
         page.goto(origin + url)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, f"{url} is {width} px wide"
@@ -204,3 +205,24 @@ def test_the_site_stores_nothing_about_the_reader(context: Any, page: Any, origi
     assert context.cookies() == []
     assert page.evaluate("localStorage.length + sessionStorage.length") == 0
     assert page.errors == []
+
+
+def test_charts_are_drawn_without_javascript(browser: Any, origin: str) -> None:
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1100, "height": 900}
+    )
+    refused = local_only(context, origin)
+    page = context.new_page()
+    page.goto(f"{origin}/vol1/hyperion")
+    charts = page.locator("svg.chart")
+    assert charts.count() == 2
+    box = charts.first.bounding_box()
+    assert box is not None and box["width"] > 500 and box["height"] > 150
+    # four futures of revenue; of power, two ramps
+    assert page.locator("svg.chart polyline").count() == 6
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "hyperion.png"), full_page=True)
+    page.goto(f"{origin}/vol1/scorecard#row-11")
+    assert page.locator("#row-11 .answer .value").inner_text() == "500 MW"
+    context.close()
+    assert refused == []

@@ -134,17 +134,21 @@ class Computed:
     def scenario_chart(self, result: ScenarioResult, what: str) -> Markup:
         """Each future's `what` ('power_gw', 'revenue_usd', 'chips') year by year."""
         title, unit = self.measure(result, what)
+        # Futures that share a line (the same ramp, for power) are drawn once, named together.
+        lines: dict[tuple[float, ...], list[str]] = {}
+        for future in result.futures:
+            values = tuple(getattr(y, what) for y in future.years)
+            lines.setdefault(values, []).append(future.title)
+        years = [y.year for y in result.futures[0].years] if result.futures else []
         series = [
             Series(
-                future.title,
+                "; ".join(names),
                 tuple(
-                    Point(
-                        y.year, getattr(y, what), f"{y.year}, {self.shown(getattr(y, what), unit)}"
-                    )
-                    for y in future.years
+                    Point(year, value, f"{year}, {self.shown(value, unit)}")
+                    for year, value in zip(years, values, strict=True)
                 ),
             )
-            for future in result.futures
+            for values, names in lines.items()
         ]
         chart = line_chart(
             series,
