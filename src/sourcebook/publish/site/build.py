@@ -10,7 +10,8 @@ from typing import Any
 
 from sourcebook.derive import Derived
 from sourcebook.pipeline import Checked, derive_checked
-from sourcebook.publish.site.pages import navigation, site_pages
+from sourcebook.publish.site.api import api_pages
+from sourcebook.publish.site.pages import FEED_TEMPLATE, navigation, site_pages
 from sourcebook.publish.site.prose import safe_link
 from sourcebook.publish.site.render import (
     Writer,
@@ -60,7 +61,9 @@ def build_site(
     derived = derived if derived is not None else derive_checked(checked)
     view = SiteView(record, checked.graph, urls, navigation(record, urls), derived)
     pages = site_pages(record, urls)
-    env = view.env = environment(record.root, template_globals(view))
+    pages += api_pages(pages, urls.base)
+    feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
+    env = view.env = environment(record.root, {**template_globals(view), "feeds": feeds})
     jobs = jobs or default_jobs(len(pages))
     done = 0
 

@@ -21,6 +21,7 @@ from sourcebook.publish.site.prose import safe_link
 from sourcebook.publish.site.urls import SECTIONS, Urls
 
 NOT_FOUND_URL = "/404.html"
+FEED_TEMPLATE = "feed.atom"
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +214,9 @@ def _corrections(scope: str) -> Any:
         if scope == "source":
             context["disputed"] = [s for s in record.of("source") if s.disputed_by]  # type: ignore[attr-defined]
         yield Page(urls.section(name), "corrections.html", context)
+        if scope == "book" and urls.origin:  # one feed for both; absolute URLs need an origin
+            feed = {"feed_name": "corrections", "feed_title": "Corrections"}
+            yield Page(urls.section("corrections-feed"), FEED_TEMPLATE, feed, listed=False)
 
     return pages
 

@@ -27,6 +27,7 @@ from jinja2 import (
     select_autoescape,
 )
 
+from sourcebook.publish.site import api
 from sourcebook.publish.site.pages import Page
 from sourcebook.publish.site.urls import Urls
 
@@ -87,6 +88,8 @@ class Writer:
         self._pending: list[Future[None]] = []
 
     def render(self, page: Page) -> str:
+        if page.template == api.TEMPLATE:
+            return api.render(self.view, page)
         self.view.begin(page.url)
         template = self.env.get_template(page.template)
         canonical = self.view.absolute(page.url)

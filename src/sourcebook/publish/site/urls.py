@@ -28,6 +28,7 @@ SECTIONS = {
     "source-corrections": "corrections/sources",
     "consent": "consent",
     "sitemap": "sitemap.xml",
+    "corrections-feed": "corrections.atom",
 }
 
 

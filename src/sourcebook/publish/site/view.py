@@ -36,6 +36,7 @@ from sourcebook.model.record import Record
 from sourcebook.publish.site import structured
 from sourcebook.publish.site.citations import Citations, sentence
 from sourcebook.publish.site.computed import Computed
+from sourcebook.publish.site.feeds import FEEDS, Feed
 from sourcebook.publish.site.pages import NavItem
 from sourcebook.publish.site.prose import ProseRenderer, Rendered, safe_link
 from sourcebook.publish.site.urls import Urls
@@ -350,6 +351,10 @@ class SiteView:
 
     def day(self, value: Any) -> str:
         return day(value)
+
+    def feed(self, name: str, url: str) -> Feed:
+        """The Atom feed `name` ('corrections', 'releases'), to be served at `url`."""
+        return FEEDS[name](self, url)
 
     # Structured data.
 

@@ -1,0 +1,130 @@
+"""Every page as JSON too, under the volume's /api/ path: the same record, for programs.
+
+`/vol1/glossary/cluster` is also `/vol1/api/glossary/cluster.json`; the volume's home is
+`/vol1/api/index.json`. An entity's document holds its fields as the record has them, its
+URL, its backlinks (each a reference: kind, id, title, url, api) and what derive computed
+for it; a list page's document holds the entities it lists, as references. Each HTML page
+names its twin in a `<link rel="alternate" type="application/json">`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from sourcebook.model.base import Entity
+
+if TYPE_CHECKING:
+    from sourcebook.publish.site.pages import Page
+    from sourcebook.publish.site.view import SiteView
+
+API = "api"
+TEMPLATE = "api:json"
+"""The pseudo-template of a JSON twin: written by `document`, not by Jinja."""
+
+
+def api_url(base: str, url: str) -> str:
+    """The JSON twin of the page at `url` ('/vol1/glossary/cluster')."""
+    path = url.split("#", 1)[0].removeprefix(base).strip("/")
+    return f"{base}/{API}/{path or 'index'}.json"
+
+
+def render(view: SiteView, page: Page) -> str:
+    """The JSON of the HTML page `page.context['of']`: sorted keys, one line per value."""
+    data = document(view, page.context["of"])
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1, default=_plain) + "\n"
+
+
+def document(view: SiteView, page: Page) -> dict[str, Any]:
+    data: dict[str, Any] = {"url": page.url, "as_of": view.computed.as_of}
+    for name, value in page.context.items():
+        if name in ("api", "pages"):
+            continue
+        if name == "entity":
+            data[name] = entity_document(view, value)
+        else:
+            data[name] = _listed(view, value)
+    return data
+
+
+def api_pages(pages: list[Page], base: str) -> list[Page]:
+    """The JSON twin of each listed HTML page; each HTML page learns its twin's URL."""
+    from sourcebook.publish.site.pages import Page
+
+    twins = []
+    for page in pages:
+        if page.listed and page.template.endswith(".html"):
+            url = page.context["api"] = api_url(base, page.url)
+            twins.append(Page(url, TEMPLATE, {"of": page}, listed=False))
+    return twins
+
+
+def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
+    links = view.backlinks(entity)
+    data: dict[str, Any] = {
+        "kind": entity.KIND,
+        "id": entity.id,
+        **entity.model_dump(mode="json"),
+        "url": view.url(entity),
+        "backlinks": {
+            "book": [reference(view, e) for e in links.book],
+            "record": [reference(view, e) for e in links.record],
+            "sources": [reference(view, e) for e in links.sources],
+            "related": [reference(view, e) for e in links.related],
+        },
+    }
+    computed = view.computed
+    found: Any = {
+        "indicator": computed.row,
+        "test": computed.verdict,
+        "scenario": computed.scenario,
+    }.get(entity.KIND)
+    if found is not None:
+        data["computed"] = found(entity)
+    if entity.KIND in ("campus", "party"):
+        data["timelines"] = computed.timelines(entity)
+        data["conflicts"] = computed.conflicts(entity)
+    return data
+
+
+def reference(view: SiteView, entity: Entity) -> dict[str, Any]:
+    url = view.url(entity)
+    return {
+        "kind": entity.KIND,
+        "id": entity.id,
+        "title": entity.title,
+        "url": url,
+        "api": api_url(view.urls.base, url) if url else None,
+    }
+
+
+def _listed(view: SiteView, value: Any) -> Any:
+    """A list page's context: its entities as references, their groups kept; an entity
+    that has no page of its own but an anchor on this one (a scorecard row, a
+    correction) in full."""
+    if isinstance(value, Entity):
+        if "#" in view.url(value):
+            return entity_document(view, value)
+        return reference(view, value)
+    if isinstance(value, dict):
+        return {str(k): _listed(view, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_listed(view, v) for v in value]
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """What json cannot write by itself: derive's dataclasses (less any error object)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: getattr(value, f.name)
+            for f in dataclasses.fields(value)
+            if not isinstance(getattr(value, f.name), Exception)
+        }
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Exception):
+        return None
+    raise TypeError(f"{type(value).__name__} is not JSON")

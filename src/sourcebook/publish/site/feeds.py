@@ -1,0 +1,92 @@
+"""Atom feeds (RFC 4287): the record's corrections, and its data releases.
+
+A feed reader needs absolute, permanent ids and links, so the feeds exist only where the
+settings give `[site] base_url`, as the sitemap does. Every time is the start of the day
+it names, in UTC: a correction logged in "2025-07" is dated 2025-07-01T00:00:00Z.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING
+
+from sourcebook.model.base import day_start
+from sourcebook.model.kinds import Correction
+
+if TYPE_CHECKING:
+    from sourcebook.publish.site.view import SiteView
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    id: str
+    title: str
+    updated: str
+    url: str
+    summary: str
+    category: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Feed:
+    id: str
+    title: str
+    subtitle: str
+    url: str
+    """The feed's own absolute URL (rel="self")."""
+    page: str
+    """The absolute URL of the page the feed follows (rel="alternate")."""
+    author: str
+    updated: str
+    entries: list[Entry] = field(default_factory=list)
+
+
+def timestamp(day: str | date) -> str:
+    """An RFC 3339 time for a record day: its first moment, UTC."""
+    start = day if isinstance(day, date) else day_start(day)
+    return f"{start.isoformat()}T00:00:00Z"
+
+
+def make_feed(
+    view: SiteView, url: str, page: str, title: str, subtitle: str, entries: list[Entry]
+) -> Feed:
+    """A feed of `entries`, newest first, updated when its newest entry was (or, with none,
+    when the record closes)."""
+    entries = sorted(entries, key=lambda e: (e.updated, e.id), reverse=True)
+    updated = entries[0].updated if entries else timestamp(view.book.closes)
+    return Feed(
+        id=view.absolute(url),
+        title=title,
+        subtitle=subtitle,
+        url=view.absolute(url),
+        page=view.absolute(page),
+        author=view.book.author or view.book.house,
+        updated=updated,
+        entries=entries,
+    )
+
+
+def corrections_feed(view: SiteView, url: str) -> Feed:
+    """Every correction, of the book and of its sources, as it was logged."""
+    entries = []
+    for correction in view.record.of("correction"):
+        assert isinstance(correction, Correction)
+        link = view.absolute(view.url(correction))
+        said, right = view.plain(correction, "wrong"), view.plain(correction, "right")
+        entries.append(
+            Entry(
+                id=link,
+                title=correction.title,
+                updated=timestamp(correction.date),
+                url=link,
+                summary=f"What was said: {said} What is so: {right}",
+                category="the book" if correction.scope.value == "book" else "a source",
+            )
+        )
+    title = f"{view.book.title}: corrections"
+    subtitle = "Where the book was wrong, and where its sources were."
+    return make_feed(view, url, view.section("corrections"), title, subtitle, entries)
+
+
+FEEDS = {"corrections": corrections_feed}
