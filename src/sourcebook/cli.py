@@ -16,6 +16,7 @@ COMMANDS = {
     "init": "sourcebook.commands.init:init",
     "serve": "sourcebook.commands.serve:serve",
     "library": "sourcebook.commands.library:library",
+    "release": "sourcebook.commands.release:release",
     "schema": "sourcebook.commands.schema:schema",
 }
 

@@ -22,10 +22,11 @@ OUTPUT = click.option(
 )
 
 
-def fail(message: str, output: str = "text") -> NoReturn:
-    """A one-line message for a person (or a JSON object), then exit status 2."""
+def fail(message: str, output: str = "text", status: int = 2) -> NoReturn:
+    """A one-line message for a person (or a JSON object), then exit `status` (2: not usable
+    as asked; 1: refused, as for a record with errors)."""
     if output == "json":
         click.echo(json.dumps({"error": message}))
     else:
         click.echo(f"error: {message}", err=True)
-    sys.exit(2)
+    sys.exit(status)

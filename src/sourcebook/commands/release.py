@@ -1,0 +1,79 @@
+"""`sourcebook release VERSION`: check the record, then write its data release."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from sourcebook.commands.common import RECORD, fail
+
+if TYPE_CHECKING:
+    from sourcebook.publish.release.changelog import Changelog
+
+CHANGES = {
+    "added": "{n} added",
+    "removed": "{n} removed",
+    "figures_changed": "{n} figure{s} changed",
+    "figures_added": "{n} figure{s} added",
+    "figures_removed": "{n} figure{s} removed",
+    "quotes_corrected": "{n} quote{s} corrected",
+    "corrections": "{n} correction{s} logged",
+}
+
+
+@click.command()
+@click.argument("version")
+@RECORD
+@click.option("-q", "--quiet", is_flag=True, help="No summary and no warnings.")
+def release(version: str, record: Path, quiet: bool) -> None:
+    """Check RECORD and write its data release VERSION (a day such as 2026-11-08, or a
+    version such as 1.2.0) into RECORD/releases/VERSION; a release is never overwritten."""
+    from sourcebook.commands.check import print_diagnostics
+    from sourcebook.pipeline import check
+    from sourcebook.publish.release import ReleaseError, check_version, release_folder
+    from sourcebook.publish.release import release as write_release
+    from sourcebook.read import RecordError
+
+    try:
+        check_version(version)
+    except ReleaseError as exc:
+        fail(str(exc))
+    target = release_folder(record, version)
+    if target.exists():  # refused before the record is read, as release() would refuse it
+        fail(f"{target} already exists: a release is never overwritten", status=1)
+    try:
+        checked = check(record)
+    except RecordError as exc:
+        fail(str(exc))
+    diagnostics = checked.diagnostics
+    entities = len(checked.record) if checked.record else 0
+    if not checked.ok:
+        print_diagnostics(
+            list(diagnostics), len(diagnostics.errors), len(diagnostics.warnings), entities
+        )
+        sys.exit(1)
+    if diagnostics.warnings and not quiet:
+        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), entities)
+    try:
+        released = write_release(checked, record, version)
+    except ReleaseError as exc:
+        fail(str(exc), status=1)
+    if not quiet:
+        click.echo(
+            f"Released {version} into {released.folder}: "
+            f"{released.tables} tables, {released.files} files."
+        )
+        click.echo(summary(released.changelog))
+
+
+def summary(changelog: Changelog) -> str:
+    if changelog.first:
+        return "This is the record's first release."
+    counts = changelog.counts()
+    listed = ", ".join(
+        CHANGES[name].format(n=n, s="s" * (n != 1)) for name, n in counts.items() if n
+    )
+    return f"Since {changelog.previous}: {listed or 'nothing changed'}. See CHANGELOG.md."
