@@ -140,6 +140,9 @@ def test_the_previous_release_is_the_latest_that_sorts_before(tmp_path: Path) ->
         "v2",
         "v10",
     ]
+    ordered = ["1.0.0-rc.1", "1.0.0-rc.2", "1.0.0", "1.0.1+build.5", "1.1.0"]
+    assert sorted(reversed(ordered), key=version_key) == ordered
+    assert sorted(["2026-11-08", "2025-12-31"], key=version_key) == ["2025-12-31", "2026-11-08"]
     assert previous_release(releases, "2.0.0").name == "1.10.0"  # type: ignore[union-attr]
     assert previous_release(releases, "3.0.0").name == "2.0.0"  # type: ignore[union-attr]
     assert previous_release(releases, "1.0.0") is None

@@ -32,12 +32,20 @@ def check_version(version: str) -> str:
     )
 
 
-def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
-    """Natural order: numbers compare as numbers, so 1.10.0 comes after 1.9.0."""
+def version_key(version: str) -> tuple:
+    """Natural order, numbers compared as numbers (1.10.0 after 1.9.0), and a pre-release
+    before its release as in semantic versioning (1.0.0-rc.1 before 1.0.0); build metadata
+    after '+' does not count. A day sorts as its digits."""
+    if DAY.fullmatch(version):
+        return (_natural(version), 1, ())
+    main, _, _build = version.partition("+")
+    core, dash, pre = main.partition("-")
+    return (_natural(core), 0 if dash else 1, _natural(pre))
+
+
+def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
     return tuple(
-        (0, int(part)) if part.isdigit() else (1, part)
-        for part in re.split(r"(\d+)", version)
-        if part
+        (0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text) if part
     )
 
 
