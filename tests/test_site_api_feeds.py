@@ -112,5 +112,8 @@ def test_the_corrections_feed_is_what_feed_readers_expect(site: Path) -> None:
 
 def test_every_page_links_the_feed(site: Path) -> None:
     doc = HTMLParser((site / "vol1/glossary/cluster.html").read_text(encoding="utf-8"))
-    link = doc.css_first('link[rel="alternate"][type="application/atom+xml"]')
-    assert link.attributes["href"] == "/vol1/corrections.atom"
+    links = doc.css('link[rel="alternate"][type="application/atom+xml"]')
+    assert {link.attributes["title"]: link.attributes["href"] for link in links} == {
+        "Corrections": "/vol1/corrections.atom",
+        "Data releases": "/vol1/data/releases.atom",
+    }

@@ -100,7 +100,7 @@ def test_parallel_rendering_spreads_chunks(tmp_path: Path, monkeypatch: pytest.M
     root = write_record(tmp_path / "r")
     calls = []
     site = build(root, tmp_path / "site", jobs=2, progress=lambda done, total: calls.append(done))
-    written = [p for p in site.rglob("*") if p.suffix in (".html", ".xml", ".json")]
+    written = [p for p in site.rglob("*") if p.suffix in (".html", ".xml", ".json", ".atom")]
     assert calls[-1] == len([p for p in written if "static" not in p.parts])
     assert len(calls) > 3
 

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from sourcebook.publish.site.view import SiteView
 
 API = "api"
+PRIVATE = {"api": False}
+"""Dataclass field metadata for what is the build's business, not a reader's (a folder on
+the machine that built the site)."""
 TEMPLATE = "api:json"
 """The pseudo-template of a JSON twin: written by `document`, not by Jinja."""
 
@@ -121,7 +124,7 @@ def _plain(value: Any) -> Any:
         return {
             f.name: getattr(value, f.name)
             for f in dataclasses.fields(value)
-            if not isinstance(getattr(value, f.name), Exception)
+            if f.metadata.get("api", True) and not isinstance(getattr(value, f.name), Exception)
         }
     if isinstance(value, Enum):
         return value.value

@@ -13,6 +13,7 @@ from sourcebook.pipeline import Checked, derive_checked
 from sourcebook.publish.site.api import api_pages
 from sourcebook.publish.site.pages import FEED_TEMPLATE, navigation, site_pages
 from sourcebook.publish.site.prose import safe_link
+from sourcebook.publish.site.releases import ReleaseReadError, copy_releases, read_releases
 from sourcebook.publish.site.render import (
     Writer,
     copy_static,
@@ -59,8 +60,13 @@ def build_site(
     record = checked.record
     urls = Urls(record.settings.site)
     derived = derived if derived is not None else derive_checked(checked)
-    view = SiteView(record, checked.graph, urls, navigation(record, urls), derived)
-    pages = site_pages(record, urls)
+    try:
+        releases = read_releases(record.root)
+    except ReleaseReadError as exc:
+        raise BuildError(str(exc)) from None
+    nav = navigation(record, urls, releases)
+    view = SiteView(record, checked.graph, urls, nav, derived, releases)
+    pages = site_pages(record, urls, releases)
     pages += api_pages(pages, urls.base)
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     env = view.env = environment(record.root, {**template_globals(view), "feeds": feeds})
@@ -76,6 +82,9 @@ def build_site(
     try:
         with staged(Path(out_dir)) as staging:
             copy_static(record.root, staging, urls)
+            copy_releases(
+                releases, staging / Urls.file_for(urls.section("data")).removesuffix(".html")
+            )
             writer = Writer(env, view, staging)
             write_pages(writer, pages, jobs, tick)
     except SwapError as exc:

@@ -7,12 +7,16 @@ it names, in UTC: a correction logged in "2025-07" is dated 2025-07-01T00:00:00Z
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
 from sourcebook.model.base import day_start
 from sourcebook.model.kinds import Correction
+
+_TAG = re.compile(r"<[^>]+>")
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.view import SiteView
@@ -89,4 +93,25 @@ def corrections_feed(view: SiteView, url: str) -> Feed:
     return make_feed(view, url, view.section("corrections"), title, subtitle, entries)
 
 
-FEEDS = {"corrections": corrections_feed}
+def releases_feed(view: SiteView, url: str) -> Feed:
+    """Every data release, with what changed in it."""
+    entries = []
+    page = view.section("data")
+    for release in view.releases:
+        link = view.absolute(f"{page}#release-{release.version}")
+        summary = " ".join(_TAG.sub(" ", release.changelog).split())
+        entries.append(
+            Entry(
+                id=link,
+                title=release.title,
+                updated=timestamp(release.date) if release.date else timestamp(view.book.closes),
+                url=link,
+                summary=html.unescape(summary),
+            )
+        )
+    title = f"{view.book.title}: data releases"
+    subtitle = "The record as versioned, citable data."
+    return make_feed(view, url, page, title, subtitle, entries)
+
+
+FEEDS = {"corrections": corrections_feed, "releases": releases_feed}

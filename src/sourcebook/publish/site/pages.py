@@ -9,7 +9,7 @@ is a statement a reader may want.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from sourcebook.model.base import Entity, day_start
 from sourcebook.model.kinds import Category, Correction, Source
 from sourcebook.model.record import Record
 from sourcebook.publish.site.prose import safe_link
+from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.urls import SECTIONS, Urls
 
 NOT_FOUND_URL = "/404.html"
@@ -38,6 +39,7 @@ NAV = (
     ("ledger", "Campuses"),
     ("tests", "Tests"),
     ("scorecard", "Scorecard"),
+    ("data", "Data"),
     ("companion", "Chapter by chapter"),
     ("scenarios", ""),  # one item per scenario, named by it: "One campus, four futures"
     ("glossary", "Glossary"),
@@ -63,9 +65,14 @@ SECTION_KINDS = {
 }
 
 
-def sections(record: Record) -> list[str]:
+def sections(record: Record, releases: Sequence[Release] = ()) -> list[str]:
     """The sections this record fills, in the navigation's order."""
-    return [name for name, _ in NAV if name not in SECTION_KINDS or record.of(SECTION_KINDS[name])]
+    filled = {"data": bool(releases)}
+    return [
+        name
+        for name, _ in NAV
+        if filled.get(name, name not in SECTION_KINDS or bool(record.of(SECTION_KINDS[name])))
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +83,9 @@ class NavItem:
     """How many entities the page lists; 0 for a page that is not a list of them."""
 
 
-def navigation(record: Record, urls: Urls) -> list[NavItem]:
+def navigation(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> list[NavItem]:
     """The navigation's links, to pages that exist; the series' page where there is one."""
-    present = set(sections(record))
+    present = set(sections(record, releases))
     out = []
     for name, label in NAV:
         if name not in present:
@@ -105,11 +112,14 @@ def scenario_label(title: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
-def site_pages(record: Record, urls: Urls) -> list[Page]:
-    present = sections(record)
+def site_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> list[Page]:
+    present = sections(record, releases)
     pages = [Page(urls.section("home"), "home.html", {"sections": present})]
     for name in present:
-        pages.extend(SECTION_PAGES[name](record, urls))
+        if name == "data":
+            pages.extend(_data(releases, urls))
+        else:
+            pages.extend(SECTION_PAGES[name](record, urls))
     pages.append(Page(NOT_FOUND_URL, "404.html", {}, listed=False))
     if urls.origin:
         sitemap = Page(urls.section("sitemap"), "sitemap.xml", {"pages": pages}, listed=False)
@@ -229,6 +239,13 @@ def _scenarios(record: Record, urls: Urls) -> Iterator[Page]:
     for scenario in _scenario_list(record):
         campus = record.get("campus", scenario.campus)  # type: ignore[attr-defined]
         yield Page(urls.entity(scenario), "scenario.html", {"entity": scenario, "campus": campus})
+
+
+def _data(releases: Sequence[Release], urls: Urls) -> Iterator[Page]:
+    yield Page(urls.section("data"), "data.html", {"releases": list(releases)})
+    if urls.origin:
+        feed = {"feed_name": "releases", "feed_title": "Data releases"}
+        yield Page(urls.section("releases-feed"), FEED_TEMPLATE, feed, listed=False)
 
 
 def _consent(record: Record, urls: Urls) -> Iterator[Page]:

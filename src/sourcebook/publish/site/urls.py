@@ -29,6 +29,8 @@ SECTIONS = {
     "consent": "consent",
     "sitemap": "sitemap.xml",
     "corrections-feed": "corrections.atom",
+    "data": "data/releases",
+    "releases-feed": "data/releases.atom",
 }
 
 
@@ -123,6 +125,10 @@ class Urls:
 
     def source_category(self, category: str) -> str:
         return self.path(f"sources/{category}")
+
+    def release_file(self, version: str, path: str) -> str:
+        """Where a file of a data release is served: /vol1/data/releases/VERSION/PATH."""
+        return self.path(f"{SECTIONS['data']}/{version}/{path}")
 
     def static(self, name: str) -> str:
         return self.path(f"static/{name}")

@@ -11,6 +11,7 @@ import html
 import json
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,6 +38,7 @@ from sourcebook.publish.site import structured
 from sourcebook.publish.site.citations import Citations, sentence
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.feeds import FEEDS, Feed
+from sourcebook.publish.site.releases import Release, entity_tables
 from sourcebook.publish.site.pages import NavItem
 from sourcebook.publish.site.prose import ProseRenderer, Rendered, safe_link
 from sourcebook.publish.site.urls import Urls
@@ -65,8 +67,11 @@ class SiteView:
         urls: Urls,
         nav: list[NavItem],
         derived: Derived | None = None,
+        releases: Sequence[Release] = (),
     ):
         self.record = record
+        self.releases = list(releases)
+        """The record's data releases, newest first."""
         self.computed = Computed(derived or Derived("", [], [], [], []))
         self.book = record.settings.book
         self.site = record.settings.site
@@ -349,8 +354,36 @@ class SiteView:
         words = [METRIC_WORDS.get(w, w) for w in name.replace("_", "-").split("-") if w]
         return sentence_case(" ".join(words))
 
+    @staticmethod
+    def size(count: int) -> str:
+        """'812 bytes', '14.2 KB', '1.5 MB' (powers of 1,000, as file managers now show)."""
+        if count < 1000:
+            return f"{count:,} bytes"
+        for unit in ("KB", "MB", "GB"):
+            count /= 1000  # type: ignore[assignment]
+            if count < 1000 or unit == "GB":
+                return f"{count:.1f} {unit}"
+        raise AssertionError  # pragma: no cover
+
     def day(self, value: Any) -> str:
         return day(value)
+
+    def release_file(self, release: Release, path: str) -> str:
+        return self.urls.release_file(release.version, path)
+
+    def in_release(self, entity: Entity) -> list[tuple[str, str, str]]:
+        """(table, CSV URL, JSON URL) of each table of the latest release with `entity`'s rows."""
+        if not self.releases:
+            return []
+        latest = self.releases[0]
+        return [
+            (
+                name,
+                self.release_file(latest, latest.tables[name]["csv"]),
+                self.release_file(latest, latest.tables[name]["json"]),
+            )
+            for name in entity_tables(latest, entity)
+        ]
 
     def feed(self, name: str, url: str) -> Feed:
         """The Atom feed `name` ('corrections', 'releases'), to be served at `url`."""

@@ -1,0 +1,152 @@
+"""The record's data releases as the site shows them: read from RECORD/releases/.
+
+Each release folder holds a `release.json` manifest (its version, day, tables, and every
+file with its size and SHA-256), its changelog, and its citation files; see
+docs/releases.md. The site lists them on the Data page, newest first, copies their files
+so that every link there downloads, and links each entity's page to its rows in the
+latest one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from sourcebook.model.base import Entity
+from sourcebook.model.kinds import kind_by_name
+from sourcebook.publish.release.version import MANIFEST, is_release, version_key
+from sourcebook.publish.site.api import PRIVATE
+
+CHANGELOG = "CHANGELOG.md"
+BIBTEX = "release.bib"
+CITATION = "CITATION.cff"
+FIGURES_TABLE = "figures"
+ENTITIES_TABLE = "entities"
+
+# Changelogs are the release's own Markdown: no raw HTML, and markdown-it's own refusal of
+# javascript: and other unsafe links.
+_MARKDOWN = MarkdownIt("commonmark", {"html": False})
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseFile:
+    path: str
+    bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    version: str
+    date: str
+    title: str
+    licence: str
+    previous: str | None
+    tables: dict[str, dict[str, Any]]
+    """Table name → {"rows", "csv", "json"}: the paths of its files in the release."""
+    files: tuple[ReleaseFile, ...]
+    changelog: Markup
+    bibtex: str
+    folder: Path = field(metadata=PRIVATE)
+    holds: frozenset[tuple[str, str]] = field(metadata=PRIVATE)
+    """(kind, id) of every entity the release holds."""
+
+    def has(self, path: str) -> bool:
+        return any(f.path == path for f in self.files)
+
+
+class ReleaseReadError(Exception):
+    """A release folder whose manifest cannot be read; the message says which."""
+
+
+def read_releases(root: Path) -> list[Release]:
+    """Every release of the record at `root`, newest first."""
+    folder = root / "releases"
+    if not folder.is_dir():
+        return []
+    found = [read_release(f) for f in folder.iterdir() if f.is_dir() and is_release(f)]
+    return sorted(found, key=lambda r: version_key(r.version), reverse=True)
+
+
+def read_release(folder: Path) -> Release:
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        files = tuple(ReleaseFile(f["path"], f["bytes"], f["sha256"]) for f in manifest["files"])
+        tables = {t["name"]: t for t in manifest["tables"]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ReleaseReadError(f"{folder / MANIFEST} cannot be read: {exc}") from None
+    return Release(
+        version=manifest.get("version", folder.name),
+        date=manifest.get("date", ""),
+        title=manifest.get("title", folder.name),
+        licence=manifest.get("licence", ""),
+        previous=manifest.get("previous"),
+        tables=tables,
+        files=files,
+        changelog=_changelog(folder),
+        bibtex=_text(folder / BIBTEX),
+        folder=folder,
+        holds=_held(folder, tables),
+    )
+
+
+def _held(folder: Path, tables: dict[str, dict[str, Any]]) -> frozenset[tuple[str, str]]:
+    """The entities a release holds, from its entities table."""
+    listing = tables.get(ENTITIES_TABLE)
+    if listing is None:
+        return frozenset()
+    try:
+        rows = json.loads((folder / listing["json"]).read_text(encoding="utf-8"))
+        return frozenset((row["kind"], row["id"]) for row in rows)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ReleaseReadError(f"{folder / listing['json']} cannot be read: {exc}") from None
+
+
+def _changelog(folder: Path) -> Markup:
+    """The changelog as HTML, less its own title (the page names the release), its
+    headings moved under the page's "What changed" (an h3)."""
+    text = _text(folder / CHANGELOG)
+    lines = text.splitlines()
+    if lines and lines[0].startswith("# "):
+        text = "\n".join(lines[1:])
+    tokens = _MARKDOWN.parse(text)
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + 2)}"
+    return Markup(_MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {}))
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def copy_releases(releases: list[Release], target: Path) -> None:
+    """Each release's files (those its manifest lists, and the manifest) under `target`."""
+    for release in releases:
+        for path in [*(f.path for f in release.files), MANIFEST]:
+            source = release.folder / path
+            if not source.is_file():
+                continue
+            destination = target / release.version / path
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, destination)
+
+
+def entity_tables(release: Release, entity: Entity) -> list[str]:
+    """The tables of `release` that hold rows of `entity`: its kind's, and its figures."""
+    if entity.key not in release.holds:
+        return []
+    kind = kind_by_name(entity.KIND)
+    names = [kind.folder] if kind else []
+    if getattr(entity, "figures", None):
+        names.append(FIGURES_TABLE)
+    return [name for name in names if name in release.tables]
