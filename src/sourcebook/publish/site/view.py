@@ -38,9 +38,9 @@ from sourcebook.publish.site import structured
 from sourcebook.publish.site.citations import Citations, sentence
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.feeds import FEEDS, Feed
-from sourcebook.publish.site.releases import Release, entity_tables
 from sourcebook.publish.site.pages import NavItem
 from sourcebook.publish.site.prose import ProseRenderer, Rendered, safe_link
+from sourcebook.publish.site.releases import Release, entity_tables
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.wording import day, number, sentence_case
 
