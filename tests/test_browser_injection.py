@@ -10,6 +10,8 @@ checked: the payloads must arrive as text, not as markup.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,24 @@ def record_files() -> dict[str, str]:
             f"figures:\n  - metric: {y('power ' + TAG)}\n    value: 10\n    unit: MW\n"
             f"    chip: {t}\n    status: operating\n    as_of: 2026-01\n    grade: reported\n"
             f"    source: paper\n    note: {t}\n    method: {t}\n    qualifier: {y(TAG)}\n"
+            f"  - metric: {y('power ' + TAG)}\n    value: 30\n    unit: MW\n"
+            "    status: operating\n    as_of: 2026-06\n    grade: reported\n"
+            f"    source: paper\n    quote: {y('30 MW ' + TEXT)}\n"
+            f"---\n{MARKDOWN}\n"
+        ),
+        "scenarios/futures.md": (
+            f"---\ntitle: {y('Site: ' + TEXT)}\ncampus: site\nstart: 2026\nend: 2028\n"
+            "power_per_chip: per-chip\ncost_per_power: cost\nparameters:\n"
+            f"  - id: per-chip\n    title: {t}\n    value: 1\n    unit: kW/H100e\n"
+            f"    source: paper\n    quote: {t}\n    note: {t}\n"
+            f"  - id: cost\n    title: {t}\n    value: 10\n    unit: billion USD/GW\n"
+            "    source: paper\n"
+            f"  - id: revenue\n    title: {t}\n    value: 5\n    unit: billion USD/GW/year\n"
+            "    source: paper\n"
+            f"  - id: ramp\n    title: {t}\n    value: 1\n    unit: GW\n    year: 2027\n"
+            "    source: paper\n"
+            f"futures:\n  - id: one\n    title: {y('Future ' + TAG)}\n    summary: {t}\n"
+            "    ramp: [ramp]\n    revenue: revenue\n"
             f"---\n{MARKDOWN}\n"
         ),
         "indicators/row.md": (
@@ -115,6 +135,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, text in record_files().items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
+    released = subprocess.run(
+        [sys.executable, "-m", "sourcebook", "release", "v1", str(root), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert released.returncode == 0, released.stdout + released.stderr
     return build(root)
 
 
@@ -135,9 +162,15 @@ DOM_CHECK = """() => {
       bad.push('inline script');
     }
   }
-  for (const tag of ['svg', 'iframe', 'object', 'embed', 'img']) {
+  for (const tag of ['iframe', 'object', 'embed', 'img']) {
     if (document.getElementsByTagName(tag).length) bad.push(tag);
   }
+  // The only SVG is the build's own charts, and nothing in them runs.
+  for (const svg of document.getElementsByTagName('svg')) {
+    if (svg.getAttribute('class') !== 'chart') bad.push('svg');
+  }
+  const inside = document.querySelectorAll('svg script, svg foreignObject, svg a');
+  if (inside.length) bad.push('svg content');
   return bad;
 }"""
 
@@ -178,3 +211,11 @@ def test_payloads_arrive_as_text(site: Path) -> None:
     data = html.split('<script type="application/json" id="definitions_">', 1)[1]
     assert "</script>" not in data.split("</script>", 1)[0]
     assert "\\u003c/script\\u003e" in data
+
+
+def test_the_payloads_reach_charts_futures_and_the_data_page(site: Path) -> None:
+    campus = (site / "vol1/ledger/site.html").read_text(encoding="utf-8")
+    assert '<svg class="chart"' in campus
+    futures = (site / "vol1/futures.html").read_text(encoding="utf-8")
+    assert futures.count('<svg class="chart"') == 2 and "Future &lt;script&gt;" in futures
+    assert (site / "vol1/data/releases.html").is_file()
