@@ -14,6 +14,7 @@ from conftest import BUNDLED, SETTINGS
 from sourcebook import derive
 from sourcebook.cli import main
 from sourcebook.compile import AsOfError
+from sourcebook.derive.scorecard import history_months
 from sourcebook.derive.sql import QueryError
 from sourcebook.pipeline import check, compile
 
@@ -138,13 +139,24 @@ def test_by_default_the_record_stands_at_its_close(root, tmp_path):
         assert db.execute("SELECT day FROM record_day").fetchone() == ("2026-11-08",)
 
 
-def test_the_scorecard_history_shows_each_day_the_value_moved(root, tmp_path):
+def test_the_scorecard_history_shows_each_month_the_value_moved(root, tmp_path):
     with derive.open_record(at(root, tmp_path, None)) as db:
         (row,) = derive.scorecard(db)
     assert [(p.day, p.answer.shown) for p in row.history] == [
-        ("2025-06-01", "200 MW"),
-        ("2026-03-01", "500 MW"),
+        ("2025-06", "200 MW"),
+        ("2026-03", "500 MW"),
     ]
+
+
+def test_the_history_agrees_with_the_record_read_at_each_month_end(root, tmp_path):
+    path = at(root, tmp_path, None)
+    with derive.open_record(path) as db:
+        (row,) = derive.scorecard(db)
+        for month_end in history_months(db):
+            with db.as_of(month_end) as then:
+                (was,) = derive.scorecard(then, history=False)
+            shown = [p for p in row.history if p.day <= month_end.isoformat()[:7]]
+            assert shown and shown[-1].answer.same(was.answer), month_end
 
 
 def test_a_record_can_be_read_again_as_of_an_earlier_day(root, tmp_path):

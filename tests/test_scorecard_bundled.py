@@ -9,6 +9,7 @@ from conftest import BUNDLED
 
 from sourcebook import derive
 from sourcebook.derive.figures import placed_figures
+from sourcebook.derive.scorecard import history_months
 from sourcebook.derive.units import to_base
 from sourcebook.model.base import day_end
 from sourcebook.pipeline import check, compile
@@ -108,3 +109,19 @@ def test_the_history_of_row_11_moves_forward_and_ends_at_its_value(bundled):
     assert days == sorted(days)
     assert history[-1].answer.same(rows[11].answer)
     assert history[0].answer.value != history[-1].answer.value
+
+
+def test_every_rows_history_is_the_record_read_again_at_each_month_end(tmp_path):
+    path = compile(check(BUNDLED), tmp_path / "record.db")
+    with derive.open_record(path) as db:
+        rows = {r.indicator: r for r in derive.scorecard(db)}
+        for month_end in history_months(db):
+            with db.as_of(month_end) as then:
+                for was in derive.scorecard(then, history=False):
+                    shown = [
+                        p for p in rows[was.indicator].history if p.day <= month_end.isoformat()[:7]
+                    ]
+                    if was.answer is None:
+                        assert not shown, (was.indicator, month_end)
+                    else:
+                        assert shown[-1].answer.same(was.answer), (was.indicator, month_end)

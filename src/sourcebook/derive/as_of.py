@@ -79,3 +79,25 @@ def copy_as_of(db: sqlite3.Connection, day: date) -> sqlite3.Connection:
     restrict(copy, day)
     copy.commit()
     return copy
+
+
+_CLEANED = ("refs", "search", "quotes", "figure_inputs", "source_library", "campus_parties")
+"""The tables `_CLEAN_UP` keeps consistent, in its order."""
+
+
+def history_copy(db: sqlite3.Connection, needed: set[str]) -> sqlite3.Connection:
+    """A writable in-memory copy to walk back in time with `restrict`, day after earlier day.
+
+    Its dated tables are indexed by `known_from`, so that each step deletes only what it
+    must; the tables kept consistent after each step that no query in `needed` reads are
+    emptied, so that keeping them costs nothing.
+    """
+    copy = sqlite3.connect(":memory:")
+    db.backup(copy)
+    for table in DATED_TABLES:
+        copy.execute(f'CREATE INDEX IF NOT EXISTS "{table}_known_from" ON "{table}" (known_from)')
+    for table in _CLEANED:
+        if table not in needed:
+            copy.execute(f'DELETE FROM "{table}"')
+    copy.commit()
+    return copy

@@ -13,10 +13,12 @@ No row means no value yet. Anything else is the wrong shape.
 
 from __future__ import annotations
 
+import calendar
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
+from sourcebook.derive.as_of import history_copy, restrict
 from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
 from sourcebook.derive.units import UnitError, shown
 
@@ -139,8 +141,13 @@ def scorecard(db: CompiledRecord, history: bool = True) -> list[Row]:
     return rows
 
 
-def evaluate_indicator(db: CompiledRecord, sql: str) -> Answer | None:
-    """Run an indicator's query. Raises QueryError for a failure or the wrong shape."""
+def evaluate_indicator(
+    db: CompiledRecord, sql: str, known: dict[str, FigureRef] | None = None
+) -> Answer | None:
+    """Run an indicator's query. Raises QueryError for a failure or the wrong shape.
+
+    `known` holds figures already read from this record (or a later state of it: walking
+    back in time deletes figures but never changes one)."""
     result = db.run(sql, max_rows=1)
     unknown = [c for c in result.columns if c not in INDICATOR_COLUMNS]
     if "value" not in result.columns or unknown:
@@ -154,7 +161,7 @@ def evaluate_indicator(db: CompiledRecord, sql: str) -> Answer | None:
     if not result.rows:
         return None
     got: dict[str, Any] = dict(zip(result.columns, result.rows[0], strict=True))
-    figures = figure_refs(db, got.get("figure"))
+    figures = figure_refs(db, got.get("figure"), known)
     first = figures[0] if figures else None
     campuses = {f.campus for f in figures}
     value = got["value"]
@@ -169,12 +176,17 @@ def evaluate_indicator(db: CompiledRecord, sql: str) -> Answer | None:
     )
 
 
-def figure_refs(db: CompiledRecord, named: Any) -> tuple[FigureRef, ...]:
+def figure_refs(
+    db: CompiledRecord, named: Any, known: dict[str, FigureRef] | None = None
+) -> tuple[FigureRef, ...]:
     """The figures a query names by id (one, or several comma-separated)."""
     if named is None:
         return ()
     refs = []
     for figure_id in (part.strip() for part in str(named).split(",") if part.strip()):
+        if known is not None and figure_id in known:
+            refs.append(known[figure_id])
+            continue
         found = db.rows(
             "SELECT id, owner_kind, owner_id, campus, metric, value, unit, status, as_of, grade,"
             " evidenced, source, quote, quote_status FROM figures WHERE id = ?",
@@ -183,44 +195,82 @@ def figure_refs(db: CompiledRecord, named: Any) -> tuple[FigureRef, ...]:
         if not found:
             raise QueryError(Failure.SHAPE, f"the query names figure '{figure_id}', which is none")
         row = found[0]
-        refs.append(FigureRef(**{**dict(row), "evidenced": bool(row["evidenced"])}))
+        ref = FigureRef(**{**dict(row), "evidenced": bool(row["evidenced"])})
+        if known is not None:
+            known[figure_id] = ref
+        refs.append(ref)
     return tuple(refs)
 
 
-def history_days(db: CompiledRecord) -> list[date]:
-    """The days on which the record's figures changed, up to the day it stands at."""
+def history_months(db: CompiledRecord) -> list[date]:
+    """The last day of each month in which the record's figures changed, up to the day the
+    record stands at (that day itself for its own month)."""
     as_of = db.meta("as_of")
     found = db.rows(
-        "SELECT DISTINCT known_from FROM figures WHERE known_from IS NOT NULL ORDER BY 1"
+        "SELECT DISTINCT substr(known_from, 1, 7) FROM figures WHERE known_from IS NOT NULL"
+        " ORDER BY 1"
     )
-    days = [date.fromisoformat(r[0]) for r in found]
+    ends = [_month_end(r[0]) for r in found]
     if as_of:
-        days = [d for d in days if d.isoformat() <= as_of]
-    return days
+        stands = date.fromisoformat(as_of)
+        ends = [min(end, stands) for end in ends if end.replace(day=1) <= stands]
+    return ends
+
+
+def _month_end(month: str) -> date:
+    first = date.fromisoformat(f"{month}-01")
+    return first.replace(day=calendar.monthrange(first.year, first.month)[1])
 
 
 def _with_history(db: CompiledRecord, rows: list[Row], queries: dict[str, str]) -> list[Row]:
+    """Each row's value at the end of every month in which figures changed.
+
+    A month at a time rather than a day at a time: a record of thousands of sources has
+    a figure dated on most days, and every indicator would run on each of them. One copy
+    of the record is walked back in time, each month deleting what was not yet known, so
+    the cost grows with the months and the rows deleted, not with months × the record.
+    """
+    live = [r for r in rows if r.error is None and queries[r.indicator]]
     points: dict[str, list[Point]] = {row.indicator: [] for row in rows}
-    for day in history_days(db):
-        with db.as_of(day) as then:
-            for row in rows:
-                if row.error is not None or not queries[row.indicator]:
-                    continue
-                try:
-                    answer = evaluate_indicator(then, queries[row.indicator])
-                except QueryError:
-                    continue
-                _append(points[row.indicator], day, answer)
+    months = history_months(db)
+    if live and months:
+        answers = _walk_back(db, months, {r.indicator: queries[r.indicator] for r in live})
+        for month in months:
+            for indicator, by_month in answers.items():
+                _append(points[indicator], month.isoformat()[:7], by_month.get(month))
     as_of = db.meta("as_of")
     for row in rows:
         if as_of and row.error is None:
-            _append(points[row.indicator], date.fromisoformat(as_of), row.answer)
+            _append(points[row.indicator], as_of[:7], row.answer)
     return [replace(r, history=tuple(points[r.indicator])) for r in rows]
 
 
-def _append(points: list[Point], day: date, answer: Answer | None) -> None:
+def _walk_back(
+    db: CompiledRecord, months: list[date], queries: dict[str, str]
+) -> dict[str, dict[date, Answer | None]]:
+    """indicator → month → its answer then; months where its query failed are left out."""
+    needed = set().union(*(db.tables_read(q) for q in queries.values()))
+    copy = history_copy(db.connection, needed)
+    answers: dict[str, dict[date, Answer | None]] = {i: {} for i in queries}
+    known: dict[str, FigureRef] = {}
+    try:
+        for month in reversed(months):
+            restrict(copy, month)
+            then = CompiledRecord(copy, db.seconds)
+            for indicator, sql in queries.items():
+                try:
+                    answers[indicator][month] = evaluate_indicator(then, sql, known)
+                except QueryError:
+                    continue
+            then.writable()
+    finally:
+        copy.close()
+    return answers
+
+
+def _append(points: list[Point], day: str, answer: Answer | None) -> None:
     if answer is None:
         return
     if points and points[-1].answer.same(answer):
         return
-    points.append(Point(day.isoformat(), answer))
+    points.append(Point(day, answer))

@@ -96,6 +96,32 @@ class CompiledRecord:
         finally:
             self.connection.set_authorizer(_authorize)
 
+    def tables_read(self, sql: str) -> frozenset[str]:
+        """The tables a statement reads (through views included), found as SQLite prepares
+        it, without running it; empty for a statement that does not prepare."""
+        read: set[str] = set()
+
+        def note(action: int, table: str | None, *_: Any) -> int:
+            if action == sqlite3.SQLITE_READ and table:
+                read.add(table)
+            return _authorize(action, table, *_)
+
+        self.connection.set_authorizer(note)
+        try:
+            self.connection.execute(f"EXPLAIN {sql}").fetchall()
+        except sqlite3.Error:
+            return frozenset()
+        finally:
+            self.connection.set_authorizer(_authorize)
+        return frozenset(read)
+
+    def writable(self) -> sqlite3.Connection:
+        """The connection with writing allowed again, for the derive stage's own copies
+        (see `as_of`); the record's queries never run on it."""
+        self.connection.set_authorizer(None)
+        self.connection.execute("PRAGMA query_only = OFF")
+        return self.connection
+
     def meta(self, key: str) -> str | None:
         row = self.connection.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
