@@ -35,9 +35,12 @@ def api_url(base: str, url: str) -> str:
 
 
 def render(view: SiteView, page: Page) -> str:
-    """The JSON of the HTML page `page.context['of']`: sorted keys, one line per value."""
+    """The JSON of the HTML page `page.context['of']`: sorted keys, compact."""
     data = document(view, page.context["of"])
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1, default=_plain) + "\n"
+    text = json.dumps(
+        data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain
+    )
+    return text + "\n"
 
 
 def document(view: SiteView, page: Page) -> dict[str, Any]:
@@ -48,20 +51,22 @@ def document(view: SiteView, page: Page) -> dict[str, Any]:
         if name == "entity":
             data[name] = entity_document(view, value)
         else:
-            data[name] = _listed(view, value)
+            data[name] = _listed(view, value, page.url)
     return data
 
 
-def api_pages(pages: list[Page], base: str) -> list[Page]:
-    """The JSON twin of each listed HTML page; each HTML page learns its twin's URL."""
+def with_twins(pages: list[Page], base: str) -> list[Page]:
+    """The pages, each listed HTML page followed by its JSON twin (so that the same worker
+    renders both, and what they share is worked out once); each page learns its twin's URL."""
     from sourcebook.publish.site.pages import Page
 
-    twins = []
+    out = []
     for page in pages:
+        out.append(page)
         if page.listed and page.template.endswith(".html"):
             url = page.context["api"] = api_url(base, page.url)
-            twins.append(Page(url, TEMPLATE, {"of": page}, listed=False))
-    return twins
+            out.append(Page(url, TEMPLATE, {"of": page}, listed=False))
+    return out
 
 
 def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
@@ -86,6 +91,8 @@ def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
     }.get(entity.KIND)
     if found is not None:
         data["computed"] = found(entity)
+    if entity.KIND == "indicator" and data["computed"] is not None:
+        data["computed"] = _row(data["computed"])
     if entity.KIND in ("campus", "party"):
         data["timelines"] = computed.timelines(entity)
         data["conflicts"] = computed.conflicts(entity)
@@ -103,18 +110,33 @@ def reference(view: SiteView, entity: Entity) -> dict[str, Any]:
     }
 
 
-def _listed(view: SiteView, value: Any) -> Any:
+def _row(row: Any) -> dict[str, Any]:
+    """A scorecard row, its history's answers naming their figures by id: the answer
+    itself carries them in full, and a total names hundreds."""
+    data = _plain(row)
+    data["history"] = [
+        {
+            "day": point.day,
+            **{k: getattr(point.answer, k) for k in ("value", "unit", "campus", "note")},
+            "figures": [f.id for f in point.answer.figures],
+        }
+        for point in row.history
+    ]
+    return data
+
+
+def _listed(view: SiteView, value: Any, page_url: str) -> Any:
     """A list page's context: its entities as references, their groups kept; an entity
     that has no page of its own but an anchor on this one (a scorecard row, a
-    correction) in full."""
+    correction, a source on its category's page) in full."""
     if isinstance(value, Entity):
-        if "#" in view.url(value):
+        if view.url(value).split("#", 1)[0] == page_url and "#" in view.url(value):
             return entity_document(view, value)
         return reference(view, value)
     if isinstance(value, dict):
-        return {str(k): _listed(view, v) for k, v in value.items()}
+        return {str(k): _listed(view, v, page_url) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_listed(view, v) for v in value]
+        return [_listed(view, v, page_url) for v in value]
     return value
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from sourcebook.derive import Derived
 from sourcebook.pipeline import Checked, derive_checked
-from sourcebook.publish.site.api import api_pages
+from sourcebook.publish.site.api import with_twins
 from sourcebook.publish.site.pages import FEED_TEMPLATE, navigation, site_pages
 from sourcebook.publish.site.prose import safe_link
 from sourcebook.publish.site.releases import ReleaseReadError, copy_releases, read_releases
@@ -66,8 +66,7 @@ def build_site(
         raise BuildError(str(exc)) from None
     nav = navigation(record, urls, releases)
     view = SiteView(record, checked.graph, urls, nav, derived, releases)
-    pages = site_pages(record, urls, releases)
-    pages += api_pages(pages, urls.base)
+    pages = with_twins(site_pages(record, urls, releases), urls.base)
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     env = view.env = environment(record.root, {**template_globals(view), "feeds": feeds})
     jobs = jobs or default_jobs(len(pages))

@@ -84,6 +84,7 @@ class SiteView:
         self.citations.prose = self.prose_renderer
         self.citations.disclose = self.disclosed
         self._backlinks = BacklinkIndex(record, graph)
+        self._backlinks_of: dict[tuple[str, str], Backlinks] = {}
         self._graph = graph
         self._prose: dict[tuple[tuple[str, str], str], Rendered] = {}
         self._plain: dict[tuple[tuple[str, str], str], str] = {}
@@ -222,7 +223,11 @@ class SiteView:
     # The record.
 
     def backlinks(self, entity: Entity) -> Backlinks:
-        return self._backlinks(entity)
+        """Once per entity: its page and its JSON twin both show them."""
+        found = self._backlinks_of.get(entity.key)
+        if found is None:
+            found = self._backlinks_of[entity.key] = self._backlinks(entity)
+        return found
 
     def roles(self, party: Entity) -> list[tuple[Campus, CampusParty]]:
         return self._roles.get(party.id, [])
