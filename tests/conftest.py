@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -64,3 +66,14 @@ def term(title: str, definition: str = "A thing.", chapters: str = "[chapter-1]"
 
 def codes(checked) -> list[str]:
     return [d.code for d in checked.diagnostics]
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`sourcebook ARGS` as a user runs it: a process of its own, its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "sourcebook", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )

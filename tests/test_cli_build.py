@@ -8,19 +8,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+from conftest import run
 from site_fixtures import write_record
 
 from sourcebook.publish.site.swap import MARK
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sourcebook", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def test_build_writes_the_site_into_the_record(tmp_path: Path) -> None:

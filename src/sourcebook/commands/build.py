@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
@@ -27,25 +26,10 @@ from sourcebook.commands.common import RECORD, fail
 @AS_OF
 def build(record: Path, out: Path | None, quiet: bool, as_of: datetime | None) -> None:
     """Check RECORD and build its site; a record with errors is never built."""
-    from sourcebook.commands.check import print_diagnostics
-    from sourcebook.compile import AsOfError
-    from sourcebook.pipeline import check
+    from sourcebook.commands.check import checked_or_exit
     from sourcebook.publish.site import BuildError, build_site
-    from sourcebook.read import RecordError
 
-    try:
-        checked = check(record, as_of.date() if as_of else None)
-    except (RecordError, AsOfError) as exc:
-        fail(str(exc))
-    diagnostics = checked.diagnostics
-    entities = len(checked.record) if checked.record else 0
-    if not checked.ok:
-        print_diagnostics(
-            list(diagnostics), len(diagnostics.errors), len(diagnostics.warnings), entities
-        )
-        sys.exit(1)
-    if diagnostics.warnings and not quiet:
-        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), entities)
+    checked = checked_or_exit(record, as_of.date() if as_of else None, quiet)
     target = out if out is not None else record / "_site"
     try:
         with _progress(quiet) as progress:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sourcebook.commands.common import OUTPUT, RECORD, fail
+
+if TYPE_CHECKING:
+    from sourcebook.pipeline import Checked
 
 AS_OF = click.option(
     "--as-of",
@@ -93,3 +97,26 @@ def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) ->
         f"{warnings} warning{'s' * (warnings != 1)}"
     )
     console.print(f"[{'bold red' if errors else 'green'}]{summary}[/]")
+
+
+def checked_or_exit(record: Path, as_of: date | None = None, quiet: bool = False) -> Checked:
+    """Check a record before publishing it: errors printed and exit 1; warnings printed
+    unless `quiet`; a folder that is not a record, or a day after it closes, exit 2."""
+    from sourcebook.compile import AsOfError
+    from sourcebook.pipeline import check
+    from sourcebook.read import RecordError
+
+    try:
+        checked = check(record, as_of)
+    except (RecordError, AsOfError) as exc:
+        fail(str(exc))
+    diagnostics = checked.diagnostics
+    entities = len(checked.record) if checked.record else 0
+    if not checked.ok:
+        print_diagnostics(
+            list(diagnostics), len(diagnostics.errors), len(diagnostics.warnings), entities
+        )
+        sys.exit(1)
+    if diagnostics.warnings and not quiet:
+        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), entities)
+    return checked

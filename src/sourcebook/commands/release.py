@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,11 +30,9 @@ CHANGES = {
 def release(version: str, record: Path, quiet: bool) -> None:
     """Check RECORD and write its data release VERSION (a day such as 2026-11-08, or a
     version such as 1.2.0) into RECORD/releases/VERSION; a release is never overwritten."""
-    from sourcebook.commands.check import print_diagnostics
-    from sourcebook.pipeline import check
+    from sourcebook.commands.check import checked_or_exit
     from sourcebook.publish.release import ReleaseError, check_version, release_folder
     from sourcebook.publish.release import release as write_release
-    from sourcebook.read import RecordError
 
     try:
         check_version(version)
@@ -44,19 +41,7 @@ def release(version: str, record: Path, quiet: bool) -> None:
     target = release_folder(record, version)
     if target.exists():  # refused before the record is read, as release() would refuse it
         fail(f"{target} already exists: a release is never overwritten", status=1)
-    try:
-        checked = check(record)
-    except RecordError as exc:
-        fail(str(exc))
-    diagnostics = checked.diagnostics
-    entities = len(checked.record) if checked.record else 0
-    if not checked.ok:
-        print_diagnostics(
-            list(diagnostics), len(diagnostics.errors), len(diagnostics.warnings), entities
-        )
-        sys.exit(1)
-    if diagnostics.warnings and not quiet:
-        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), entities)
+    checked = checked_or_exit(record, quiet=quiet)
     try:
         released = write_release(checked, record, version)
     except ReleaseError as exc:
