@@ -22,6 +22,7 @@ from sourcebook.check import (
 from sourcebook.derive.sql import CompiledRecord
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link.graph import Graph
+from sourcebook.model.collector import collector_paused
 from sourcebook.model.record import Record
 
 Rule = Callable[[Record, Graph, Diagnostics], None]
@@ -43,6 +44,7 @@ COMPILED_RULES: list[CompiledRule] = [queries.check_queries]
 """Rules over the compiled record (read-only, as of the day checked): the record's own SQL."""
 
 
+@collector_paused()
 def check_record(
     record: Record, graph: Graph, diagnostics: Diagnostics, rules: list[Rule] | None = None
 ) -> None:

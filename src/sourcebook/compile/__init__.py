@@ -24,6 +24,7 @@ from sourcebook.compile.schema import FIXED, SCHEMA_VERSION, kind_table
 from sourcebook.derive.as_of import restrict
 from sourcebook.derive.sql import CompiledRecord
 from sourcebook.link import Graph, link_record
+from sourcebook.model.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 
@@ -84,6 +85,7 @@ def compile_in_memory(
     return CompiledRecord(db)
 
 
+@collector_paused()
 def fill(db: sqlite3.Connection, record: Record, graph: Graph, as_of: date | None) -> None:
     """Create the tables in an empty database and write the record into them."""
     day = record_day(record, as_of)

@@ -27,13 +27,15 @@ def write_vocabulary(db: sqlite3.Connection) -> None:
 
 def write_figures(db: sqlite3.Connection, record: Record) -> None:
     statuses = quote_status(record)
+    rows: list[tuple] = []
+    inputs: list[tuple[str, str, int]] = []
     for placed in placed_figures(record):
-        row = _figure_row(placed, record, statuses)
-        db.execute(f"INSERT OR IGNORE INTO figures VALUES ({', '.join('?' * len(row))})", row)
-        db.executemany(
-            "INSERT INTO figure_inputs VALUES (?, ?, ?)",
-            [(placed.id, i, n) for n, i in enumerate(placed.figure.inputs, 1)],
-        )
+        rows.append(_figure_row(placed, record, statuses))
+        inputs.extend((placed.id, i, n) for n, i in enumerate(placed.figure.inputs, 1))
+    if rows:
+        marks = ", ".join("?" * len(rows[0]))
+        db.executemany(f"INSERT OR IGNORE INTO figures VALUES ({marks})", rows)
+    db.executemany("INSERT INTO figure_inputs VALUES (?, ?, ?)", inputs)
 
 
 def _figure_row(placed: Placed, record: Record, statuses: dict) -> tuple:
@@ -80,15 +82,15 @@ def _figure_row(placed: Placed, record: Record, statuses: dict) -> tuple:
 
 
 def write_parties(db: sqlite3.Connection, record: Record) -> None:
-    for campus in record.of("campus"):
-        db.executemany(
-            "INSERT INTO campus_parties VALUES (?, ?, ?, ?, ?)",
-            [
-                (campus.id, party.party, role.value, party.note, party.source)
-                for party in getattr(campus, "parties", [])
-                for role in party.roles
-            ],
-        )
+    db.executemany(
+        "INSERT INTO campus_parties VALUES (?, ?, ?, ?, ?)",
+        [
+            (campus.id, party.party, role.value, party.note, party.source)
+            for campus in record.of("campus")
+            for party in getattr(campus, "parties", [])
+            for role in party.roles
+        ],
+    )
 
 
 def write_parameters(db: sqlite3.Connection, record: Record) -> None:

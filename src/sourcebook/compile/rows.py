@@ -16,6 +16,9 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 
+_JSON = json.JSONEncoder(ensure_ascii=False)
+"""What json.dumps(value, ensure_ascii=False) makes afresh at every call."""
+
 
 def sql_value(value: Any) -> Any:
     """A field's value as SQLite stores it: enums by value, lists and objects as JSON."""
@@ -24,7 +27,7 @@ def sql_value(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, (BaseModel, list, dict)):
-        return json.dumps(_plain(value), ensure_ascii=False)
+        return _JSON.encode(_plain(value))
     return value
 
 
@@ -95,9 +98,9 @@ def write_refs(db: sqlite3.Connection, graph: Graph) -> None:
 
 def write_library(db: sqlite3.Connection, record: Record) -> None:
     library = getattr(record, "library", None)
-    for item in library or []:
-        db.execute(
-            "INSERT INTO library_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    db.executemany(
+        "INSERT INTO library_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
             (
                 item.shelf,
                 sql_value(item.kind),
@@ -113,13 +116,18 @@ def write_library(db: sqlite3.Connection, record: Record) -> None:
                 item.how,
                 item.by,
                 iso(item.captured),
-            ),
-        )
-    for source in record.of("source"):
-        db.executemany(
-            "INSERT INTO source_library VALUES (?, ?, ?)",
-            [(source.id, shelf, n) for n, shelf in enumerate(getattr(source, "library", []), 1)],
-        )
+            )
+            for item in library or []
+        ],
+    )
+    db.executemany(
+        "INSERT INTO source_library VALUES (?, ?, ?)",
+        [
+            (source.id, shelf, n)
+            for source in record.of("source")
+            for n, shelf in enumerate(getattr(source, "library", []), 1)
+        ],
+    )
 
 
 def write_quotes(db: sqlite3.Connection, record: Record, graph: Graph) -> None:

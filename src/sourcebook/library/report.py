@@ -91,6 +91,10 @@ class QuoteReport:
     marked: list[tuple[Key, str]] = field(default_factory=list)
     """(owner, mark) of each span marked as a scare quote or a title."""
     _index: dict[QuoteClaim, int] = field(default_factory=dict, repr=False)
+    _by_source: dict[str | None, list[int]] = field(default_factory=dict, repr=False, compare=False)
+    _by_owner: dict[Key, list[int]] = field(default_factory=dict, repr=False, compare=False)
+    _grouped: int = field(default=-1, repr=False, compare=False)
+    """How many proofs there were when they were last grouped by source and owner."""
 
     def add(self, proof: Proof) -> None:
         self.proofs.append(proof)
@@ -111,11 +115,23 @@ class QuoteReport:
 
     def for_source(self, source: str) -> list[Proof]:
         """The proofs of the quotes attributed to `source`, in the order of the record."""
-        return [p for p in self.proofs if p.claim.source == source]
+        self._group()
+        return [self.proofs[i] for i in self._by_source.get(source, ())]
 
     def for_owner(self, owner: Key) -> list[Proof]:
         """The proofs of the quotes written in one entity's prose or figures."""
-        return [p for p in self.proofs if p.claim.owner == owner]
+        self._group()
+        return [self.proofs[i] for i in self._by_owner.get(owner, ())]
+
+    def _group(self) -> None:
+        # Positions, not proofs: `replace` keeps each claim at its place.
+        if self._grouped == len(self.proofs):
+            return
+        self._by_source, self._by_owner = defaultdict(list), defaultdict(list)
+        for i, proof in enumerate(self.proofs):
+            self._by_source[proof.claim.source].append(i)
+            self._by_owner[proof.claim.owner].append(i)
+        self._grouped = len(self.proofs)
 
     def tallies(self) -> list[Tally]:
         """One tally per source with quotes or marked spans, by source id."""

@@ -13,12 +13,14 @@ from sourcebook.diagnostics import Pos
 from sourcebook.link import prose
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.base import Entity
+from sourcebook.model.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 
 Key = tuple[str, str]
 _NEWLINE = re.compile("\n")
-_INK = re.compile(r"\S")
+_SPACE = re.compile(r"\s")  # exactly str.isspace
+_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,7 @@ def build_matcher(record: Record) -> NameMatcher:
     )
 
 
+@collector_paused()
 def link_record(record: Record) -> Graph:
     graph = Graph()
     matcher = build_matcher(record)
@@ -150,11 +153,13 @@ def _link_prose(
     entity: Entity, name: str, text: str, record: Record, matcher: NameMatcher, graph: Graph
 ) -> None:
     positions = _Positions(entity.prose_pos(name), text, entity.prose_span(name))
-    for link in prose.wiki_links(text):
+    found = prose.scan(text)
+    key = entity.key
+    for link in found.wiki_links:
         target = _resolve_wiki(link, record)
         graph.add(
             Ref(
-                entity.key,
+                key,
                 target,
                 "wiki",
                 name,
@@ -163,11 +168,11 @@ def _link_prose(
                 resolved=record.get(*target) is not None or target in record.broken,
             )
         )
-    for cite in prose.citations(text):
+    for cite in found.citations:
         target = ("source", cite.source)
         graph.add(
             Ref(
-                entity.key,
+                key,
                 target,
                 "cite",
                 name,
@@ -178,27 +183,22 @@ def _link_prose(
             )
         )
     default_source = entity.id if entity.KIND == "source" else None
-    for quote in prose.quotes(text):
+    for quote in found.quotes:
         source = quote.cited or default_source
         if source is not None:
             graph.quotes.append(
                 QuoteClaim(
-                    entity.key,
-                    name,
-                    source,
-                    quote.text,
-                    positions.at(quote.start + 1),
-                    quote.locator,
+                    key, name, source, quote.text, positions.at(quote.start + 1), quote.locator
                 )
             )
-    for span in prose.marked_spans(text):
-        graph.marked.append((entity.key, span.mark, positions.at(span.start)))
-    for mention in matcher.find(text, prose.masked_regions(text)):
+    for span in found.marked_spans:
+        graph.marked.append((key, span.mark, positions.at(span.start)))
+    for mention in matcher.find(text, found.masked):
         for target in mention.targets:
-            if target != entity.key:
+            if target != key:
                 graph.add(
                     Ref(
-                        entity.key,
+                        key,
                         target,
                         "mention",
                         name,
@@ -231,8 +231,7 @@ class _Positions:
         self.text = text
         self.written = written if written is not None and written != text else None
         self._line_starts: list[int] | None = None
-        self._ink: list[int] | None = None
-        self._inked_before: list[int] = []
+        self._folding: _Folding | None = None
 
     def at(self, offset: int) -> Pos:
         if self.written is not None:
@@ -247,9 +246,44 @@ class _Positions:
 
     def _at_written(self, offset: int) -> Pos:
         assert self.written is not None
-        if self._ink is None:
-            self._ink = [m.start() for m in _INK.finditer(self.written)]
-            self._inked_before = list(accumulate((not c.isspace() for c in self.text), initial=0))
-        inked = self._inked_before[offset]
-        where = self._ink[inked] if inked < len(self._ink) else len(self.written)
-        return self.base.shifted(self.written[:where])
+        if self._folding is None:
+            self._folding = _Folding(self.text, self.written)
+        where = self._folding.written_offset(offset)
+        newlines = self._folding.newlines_before(where)
+        if not newlines:
+            return Pos(self.base.file, self.base.line, self.base.col + where)
+        last = self._folding.newlines[newlines - 1]
+        return Pos(self.base.file, self.base.line + newlines, where - last)
+
+
+class _Folding:
+    """Where each character of a folded value stands in the value as written.
+
+    The characters that are not white space come in the same order in both, so the one
+    at an offset of the value is found in the text as written by counting them; the
+    counting is done with the runs of white space, a bisection apart.
+    """
+
+    def __init__(self, text: str, written: str):
+        self.spaces = [m.start() for m in _SPACE.finditer(text)]
+        self.size = len(written)
+        runs = [m.span() for m in _SPACES.finditer(written)]
+        self.run_space = list(accumulate((end - start for start, end in runs), initial=0))
+        """White space in the text as written before each run, and after the last."""
+        self.run_ink = [
+            start - space for (start, _end), space in zip(runs, self.run_space, strict=False)
+        ]
+        """For each run of white space in the text as written: the characters before it
+        that are not white space."""
+        self.newlines = [m.start() for m in _NEWLINE.finditer(written)]
+
+    def written_offset(self, offset: int) -> int:
+        """Where the character at `offset` of the value stands in the text as written;
+        past its end, the end of the text."""
+        inked = offset - bisect.bisect_left(self.spaces, offset)
+        if inked >= self.size - self.run_space[-1]:
+            return self.size
+        return inked + self.run_space[bisect.bisect_right(self.run_ink, inked)]
+
+    def newlines_before(self, offset: int) -> int:
+        return bisect.bisect_left(self.newlines, offset)

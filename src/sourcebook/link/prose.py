@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # [[id]], [[kind:id]], [[id|shown text]]
@@ -53,9 +54,39 @@ class MarkedSpan:
     mark: str
 
 
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """Everything marked up in one text, each pattern run over it once."""
+
+    wiki_links: list[WikiLink]
+    citations: list[Citation]
+    quotes: list[Quote]
+    marked_spans: list[MarkedSpan]
+    masked: list[tuple[int, int]]
+    """As `masked_regions` gives them."""
+
+
+def scan(text: str) -> Scan:
+    links = list(WIKI_LINK.finditer(text))
+    bracketed = list(CITATION.finditer(text))
+    cites = _citations(bracketed)
+    marked = marked_spans(text)
+    return Scan(
+        _wiki_links(links),
+        cites,
+        _quotes(text, marked, cites),
+        marked,
+        _masked(text, links, bracketed),
+    )
+
+
 def wiki_links(text: str) -> list[WikiLink]:
+    return _wiki_links(WIKI_LINK.finditer(text))
+
+
+def _wiki_links(matches: Iterable[re.Match[str]]) -> list[WikiLink]:
     out = []
-    for m in WIKI_LINK.finditer(text):
+    for m in matches:
         target = m[1].strip()
         kind, _, bare = target.partition(":") if ":" in target else (None, "", target)
         out.append(
@@ -65,8 +96,12 @@ def wiki_links(text: str) -> list[WikiLink]:
 
 
 def citations(text: str) -> list[Citation]:
+    return _citations(CITATION.finditer(text))
+
+
+def _citations(matches: Iterable[re.Match[str]]) -> list[Citation]:
     out = []
-    for m in CITATION.finditer(text):
+    for m in matches:
         for item in CITATION_ITEM.finditer(m[1]):
             locator = item[2].strip() if item[2] else None
             out.append(Citation(m.start(), m.end(), item[1], locator))
@@ -79,8 +114,12 @@ def marked_spans(text: str) -> list[MarkedSpan]:
 
 def quotes(text: str) -> list[Quote]:
     """Curly-quoted spans that claim to be a source's words (marked spans left out)."""
-    marked = [(s.start, s.end) for s in marked_spans(text)]
-    cites = {c.start: c for c in citations(text)}
+    return _quotes(text, marked_spans(text), citations(text))
+
+
+def _quotes(text: str, marked_spans: list[MarkedSpan], cites: list[Citation]) -> list[Quote]:
+    marked = [(s.start, s.end) for s in marked_spans]
+    cited_at = {c.start: c for c in cites}
     out = []
     for m in QUOTE.finditer(text):
         if any(a <= m.start() < b for a, b in marked):
@@ -88,7 +127,7 @@ def quotes(text: str) -> list[Quote]:
         after = m.end()
         while after < len(text) and text[after] in " ,.;:\u00a0":
             after += 1
-        cited = cites.get(after)
+        cited = cited_at.get(after)
         out.append(
             Quote(
                 m.start(),
@@ -103,10 +142,22 @@ def quotes(text: str) -> list[Quote]:
 
 def masked_regions(text: str) -> list[tuple[int, int]]:
     """Spans of code, URLs, wiki links and citations: no mention is found inside them."""
-    regions = [(m.start(), m.end()) for m in CODE.finditer(text)]
-    regions += [(m.start(), m.end()) for m in URL.finditer(text)]
-    regions += [(m.start(), m.end()) for m in WIKI_LINK.finditer(text)]
-    regions += [(m.start(), m.end()) for m in CITATION.finditer(text)]
+    return _masked(text, WIKI_LINK.finditer(text), CITATION.finditer(text))
+
+
+def _may_hold_url(text: str) -> bool:
+    """Whether URL can match: it tries every position of a text, so most texts skip it."""
+    return "://" in text or "](" in text or "www." in text.lower()
+
+
+def _masked(
+    text: str, links: Iterable[re.Match[str]], bracketed: Iterable[re.Match[str]]
+) -> list[tuple[int, int]]:
+    regions = [(m.start(), m.end()) for m in CODE.finditer(text)] if "`" in text else []
+    if _may_hold_url(text):
+        regions += [(m.start(), m.end()) for m in URL.finditer(text)]
+    regions += [(m.start(), m.end()) for m in links]
+    regions += [(m.start(), m.end()) for m in bracketed]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(regions):
         if merged and start <= merged[-1][1]:

@@ -15,8 +15,9 @@ DAY_PATTERN = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 Path_ = tuple[str | int, ...]
-_NO_POSITIONS: dict[Path_, Pos] = {}
-_NO_SPANS: dict[Path_, str] = {}
+Place = tuple[int, int]
+"""(line, col) of a value in its entity's file: plain tuples are cheaper to keep and to pass
+between processes than a Pos per value, and most are never asked for."""
 
 
 def _to_day(value: Any) -> Any:
@@ -51,6 +52,20 @@ def day_end(day: str) -> date:
     return date.fromordinal(following.toordinal() - 1)
 
 
+@dataclass(slots=True)
+class Origin:
+    """Where an entity was read from: its file, the (line, col) of each front-matter value
+    by its path, the body's first line, and multi-line values as written."""
+
+    file: str
+    places: dict[Path_, Place]
+    body_line: int | None
+    spans: dict[Path_, str]
+
+
+_NOWHERE = Origin("", {}, None, {})
+
+
 @dataclass(frozen=True, slots=True)
 class RefField:
     """A front-matter field whose values name other entities of `kind`.
@@ -83,21 +98,28 @@ class Entity(BaseModel):
     )
     body: str = Field(default="", description="The Markdown after the front matter.", exclude=True)
 
-    # Plain defaults: a default_factory costs pydantic a signature inspection per entity.
-    _positions: dict[Path_, Pos] = PrivateAttr(default=_NO_POSITIONS)
-    _body_pos: Pos | None = PrivateAttr(default=None)
-    _spans: dict[Path_, str] = PrivateAttr(default=_NO_SPANS)
-    _file: str = PrivateAttr(default="")
+    # One private attribute with a plain default: pydantic sets each private attribute's
+    # default on every entity it validates, and reads them through a slow __getattr__.
+    _origin: Origin | None = PrivateAttr(default=None)
 
-    def place(self, file: str, positions: dict[Path_, Pos], body_pos: Pos,
-              spans: dict[Path_, str] | None = None) -> None:
-        """Record where the entity was read from, so that problems can point there."""
-        self._file, self._positions, self._body_pos = file, positions, body_pos
-        self._spans = spans or {}
+    def place(
+        self,
+        file: str,
+        places: dict[Path_, Place],
+        body_line: int,
+        spans: dict[Path_, str] | None = None,
+    ) -> None:
+        """Record where the entity was read from, so that problems can point there:
+        the (line, col) of each front-matter value by its path, and the body's first line."""
+        self._origin = Origin(file, places, body_line, spans or {})
+
+    @property
+    def origin(self) -> Origin:
+        return self.__pydantic_private__["_origin"] or _NOWHERE  # type: ignore[index]
 
     def prose_span(self, field: str) -> str | None:
         """A multi-line front-matter field as written (folding and indentation included)."""
-        return self._spans.get((field,))
+        return self.origin.spans.get((field,))
 
     @property
     def kind(self) -> str:
@@ -109,20 +131,26 @@ class Entity(BaseModel):
 
     @property
     def file(self) -> str:
-        return self._file
+        return self.origin.file
 
     def pos(self, *path: str | int) -> Pos:
         """Where a front-matter value stands; falls back to its nearest parent, then line 1."""
+        origin = self.origin
+        places = origin.places
         while path:
-            found = self._positions.get(path)
+            found = places.get(path)
             if found is not None:
-                return found
+                return Pos(origin.file, *found)
             path = path[:-1]
-        return self._positions.get((), Pos(self._file))
+        found = places.get(())
+        return Pos(origin.file) if found is None else Pos(origin.file, *found)
 
     @property
     def body_pos(self) -> Pos:
-        return self._body_pos or Pos(self._file)
+        origin = self.origin
+        if origin.body_line is None:
+            return Pos(origin.file)
+        return Pos(origin.file, origin.body_line, 1)
 
     def names(self) -> list[str]:
         """The names under which this entity is mentioned in prose."""

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from sourcebook.diagnostics import Pos
+from sourcebook.model.base import Place
 
 try:
     from yaml import CSafeLoader as SafeLoader
@@ -19,6 +20,17 @@ Path_ = tuple[str | int, ...]
 
 class RecordLoader(SafeLoader):  # type: ignore[misc,valid-type]
     """YAML as usual, but days stay text: the model checks them and says where one is wrong."""
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        """PyYAML's resolve, with what this loader never has (path and wildcard resolvers)
+        left out: it runs for every node of every file."""
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+                    if regexp.match(value):
+                        return tag
+            return self.DEFAULT_SCALAR_TAG
+        return super().resolve(kind, value, implicit)
 
 
 RecordLoader.yaml_implicit_resolvers = {
@@ -37,13 +49,23 @@ class FrontMatterError(Exception):
 
 @dataclass
 class Parsed:
+    file: str
     data: dict[str, Any]
     body: str
-    body_pos: Pos
-    positions: dict[Path_, Pos] = field(default_factory=dict)
+    body_line: int
+    places: dict[Path_, Place] = field(default_factory=dict)
     spans: dict[Path_, str] = field(default_factory=dict)
     """The source text of each scalar that runs over several lines, from where its text starts."""
     duplicate_keys: list[tuple[str, Pos]] = field(default_factory=list)
+
+    @property
+    def body_pos(self) -> Pos:
+        return Pos(self.file, self.body_line, 1)
+
+    @property
+    def positions(self) -> dict[Path_, Pos]:
+        """Where each value stands: a scalar where its text starts, a collection at its key."""
+        return {path: Pos(self.file, *place) for path, place in self.places.items()}
 
 
 def split(text: str, file: str) -> tuple[str, int, str, int]:
@@ -81,60 +103,149 @@ def split(text: str, file: str) -> tuple[str, int, str, int]:
 def parse(text: str, file: str) -> Parsed:
     """Parse a whole entity file. Raises FrontMatterError for what cannot be read."""
     yaml_text, yaml_line, body, body_line = split(text, file)
+    parsed = Parsed(file, {}, body, body_line)
     loader = RecordLoader(yaml_text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        if node is None or _Builder(loader, parsed, yaml_line, yaml_text).build(node):
+            return parsed
+        data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = yaml_line + (mark.line if mark else 0)
-        col = (mark.column + 1) if mark else 1
-        problem = exc.problem or exc.context or "malformed YAML"
-        raise FrontMatterError(
-            Pos(file, line, col),
-            "R001",
-            f"malformed YAML: {problem}",
-            "check indentation and quote values that contain ': ' or start with a symbol",
-        ) from None
+        raise _malformed(exc, file, yaml_line) from None
     except (yaml.YAMLError, ValueError, OverflowError) as exc:
         raise FrontMatterError(Pos(file, yaml_line, 1), "R001", f"malformed YAML: {exc}") from None
     finally:
         loader.dispose()
-    if node is None or data is None:
-        data, node = {}, None
+    if data is None:
+        return Parsed(file, {}, body, body_line)
     if not isinstance(data, dict):
-        shown = type(data).__name__
         raise FrontMatterError(
             Pos(file, yaml_line, 1),
             "R004",
-            f"front matter is a {shown}, not a mapping of fields",
+            f"front matter is a {type(data).__name__}, not a mapping of fields",
             "write one 'field: value' per line",
         )
-    parsed = Parsed(data=data, body=body, body_pos=Pos(file, body_line, 1))
-    if node is not None:
-        _walk(node, (), parsed, file, yaml_line, yaml_text)
+    parsed = Parsed(file, data, body, body_line)
+    _walk(node, (), parsed, yaml_line, yaml_text)
     return parsed
 
 
-def _walk(node: yaml.Node, path: Path_, parsed: Parsed, file: str, base: int, text: str) -> None:
+def _malformed(exc: yaml.MarkedYAMLError, file: str, yaml_line: int) -> FrontMatterError:
+    mark = exc.problem_mark or exc.context_mark
+    line = yaml_line + (mark.line if mark else 0)
+    col = (mark.column + 1) if mark else 1
+    problem = exc.problem or exc.context or "malformed YAML"
+    return FrontMatterError(
+        Pos(file, line, col),
+        "R001",
+        f"malformed YAML: {problem}",
+        "check indentation and quote values that contain ': ' or start with a symbol",
+    )
+
+
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_SCALARS = {
+    "tag:yaml.org,2002:null": "construct_yaml_null",
+    "tag:yaml.org,2002:bool": "construct_yaml_bool",
+    "tag:yaml.org,2002:int": "construct_yaml_int",
+    "tag:yaml.org,2002:float": "construct_yaml_float",
+}
+
+
+class _Unusual(Exception):
+    """Front matter that only PyYAML's constructor may build: anchors, merge keys, other tags."""
+
+
+class _Builder:
+    """Builds the values of plain front matter and records every position in one walk.
+
+    It yields what PyYAML's SafeConstructor followed by `_walk` would, for mappings,
+    sequences and str, null, bool, int and float scalars each used once; anything else
+    (or any error) sends the document back to them.
+    """
+
+    def __init__(self, loader: RecordLoader, parsed: Parsed, base: int, text: str):
+        self.scalars = {tag: getattr(loader, name) for tag, name in _SCALARS.items()}
+        self.parsed, self.base, self.text = parsed, base, text
+        self.seen: set[int] = set()
+
+    def build(self, node: yaml.Node) -> bool:
+        """Fill `parsed` from a mapping node; False (and `parsed` half filled) where the
+        document needs PyYAML's constructor."""
+        if not isinstance(node, yaml.MappingNode):
+            return False
+        try:
+            self.parsed.data = self._value(node, ())
+        except Exception:  # whatever went wrong, the full constructor says it as before
+            return False
+        return True
+
+    def _value(self, node: yaml.Node, path: Path_) -> Any:
+        places = self.parsed.places
+        if path not in places:
+            places[path] = _start(node, self.base, self.text)
+        if isinstance(node, yaml.ScalarNode):
+            if node.end_mark.line > node.start_mark.line:
+                self.parsed.spans[path] = _span(node, self.text)
+            return self._scalar(node)
+        if id(node) in self.seen:
+            raise _Unusual("an alias of a collection")
+        self.seen.add(id(node))
+        if node.tag == _MAP and isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path)
+        if node.tag == _SEQ and isinstance(node, yaml.SequenceNode):
+            return [self._value(item, (*path, i)) for i, item in enumerate(node.value)]
+        raise _Unusual(node.tag)
+
+    def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict:
+        places, base = self.parsed.places, self.base
+        mapping: dict = {}
+        seen: set[str] = set()
+        for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode):
+                raise _Unusual("a key that is not a scalar")
+            name = str(key.value)
+            if name in seen:
+                key_pos = Pos(
+                    self.parsed.file, base + key.start_mark.line, key.start_mark.column + 1
+                )
+                self.parsed.duplicate_keys.append((name, key_pos))
+            seen.add(name)
+            if not isinstance(value, yaml.ScalarNode):
+                places[(*path, name)] = (base + key.start_mark.line, key.start_mark.column + 1)
+            mapping[self._scalar(key)] = self._value(value, (*path, name))
+        return mapping
+
+    def _scalar(self, node: yaml.ScalarNode) -> Any:
+        if node.tag == _STR:
+            return node.value
+        construct = self.scalars.get(node.tag)
+        if construct is None:
+            raise _Unusual(node.tag)
+        return construct(node)
+
+
+def _walk(node: yaml.Node, path: Path_, parsed: Parsed, base: int, text: str) -> None:
     """Record where each value stands: a scalar where its text starts, a collection at its key."""
-    parsed.positions.setdefault(path, _start(node, file, base, text))
+    parsed.places.setdefault(path, _start(node, base, text))
     if isinstance(node, yaml.ScalarNode) and node.end_mark.line > node.start_mark.line:
         parsed.spans[path] = _span(node, text)
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key, value in node.value:
             name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
-            key_pos = Pos(file, base + key.start_mark.line, key.start_mark.column + 1)
+            key_place = (base + key.start_mark.line, key.start_mark.column + 1)
             if name in seen:
-                parsed.duplicate_keys.append((name, key_pos))
+                parsed.duplicate_keys.append((name, Pos(parsed.file, *key_place)))
             seen.add(name)
             if not isinstance(value, yaml.ScalarNode):
-                parsed.positions[(*path, name)] = key_pos
-            _walk(value, (*path, name), parsed, file, base, text)
+                parsed.places[(*path, name)] = key_place
+            _walk(value, (*path, name), parsed, base, text)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(item, (*path, index), parsed, file, base, text)
+            _walk(item, (*path, index), parsed, base, text)
 
 
 def _span(node: yaml.ScalarNode, text: str) -> str:
@@ -149,15 +260,30 @@ def _span(node: yaml.ScalarNode, text: str) -> str:
     return text[start:end]
 
 
-def _start(node: yaml.Node, file: str, base: int, text: str) -> Pos:
+def _start(node: yaml.Node, base: int, text: str) -> Place:
     mark = node.start_mark
-    if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+    style = node.style if isinstance(node, yaml.ScalarNode) else None
+    if style in ("|", ">"):
         # A block scalar's text starts on the line after its indicator, at its indentation.
-        lines = text[mark.index :].split("\n")
-        for offset, line in enumerate(lines[1:], start=1):
-            if line.strip():
-                return Pos(file, base + mark.line + offset, len(line) - len(line.lstrip()) + 1)
+        found = _first_inked_line(text, mark.index)
+        if found is not None:
+            offset, line = found
+            return (base + mark.line + offset, len(line) - len(line.lstrip()) + 1)
     col = mark.column + 1
-    if isinstance(node, yaml.ScalarNode) and node.style in ("'", '"'):
+    if style in ("'", '"'):
         col += 1  # the text starts after the opening quote
-    return Pos(file, base + mark.line, col)
+    return (base + mark.line, col)
+
+
+def _first_inked_line(text: str, index: int) -> tuple[int, str] | None:
+    """(lines after the one at `index`, the line) of the first later line that is not blank."""
+    offset = 0
+    start = text.find("\n", index)
+    while start != -1:
+        offset += 1
+        end = text.find("\n", start + 1)
+        line = text[start + 1 :] if end == -1 else text[start + 1 : end]
+        if line.strip():
+            return offset, line
+        start = end
+    return None
