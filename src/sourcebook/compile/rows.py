@@ -51,7 +51,9 @@ def entity_known_from(entity: Entity) -> str | None:
 
 
 def write_entities(db: sqlite3.Connection, record: Record) -> None:
-    entities, aliases, search = [], [], []
+    entities: list[tuple] = []
+    aliases: list[tuple] = []
+    search: list[tuple] = []
     for kind in KINDS:
         columns = [name for name, _type in kind_columns(kind)]
         names = ", ".join(f'"{c}"' for c in ["id", "title", *columns])

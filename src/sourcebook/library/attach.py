@@ -33,6 +33,7 @@ def attach(path: Path, shelf: str) -> bool:
         raise AttachError(f"{path}: the front matter is not closed with ---")
     head, rest = text[:close], text[close:]
     field = _FIELD.search(head)
+    updated: str | None
     if field is None:
         updated = f"{head}\nlibrary: [{shelf}]"
     elif field[1].strip():

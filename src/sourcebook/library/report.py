@@ -101,7 +101,10 @@ class QuoteReport:
 
     def replace(self, proof: Proof) -> None:
         """Put `proof` in the place of the earlier proof of the same claim."""
-        self.proofs[self._position(proof.claim)] = proof
+        index = self._position(proof.claim)
+        if index is None:
+            raise KeyError("no earlier proof of this claim to replace")
+        self.proofs[index] = proof
 
     def proof_of(self, claim: QuoteClaim) -> Proof | None:
         index = self._position(claim)
