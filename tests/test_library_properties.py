@@ -33,6 +33,12 @@ def verifies(quote: str, text: str) -> bool:
     return locate(compile_quote(quote), normalize(text)) is not None
 
 
+def stands_in(quote: str, text: str) -> bool:
+    """Whether the quote, less the punctuation at its edges (which proof ignores), is
+    already in the text: a change that makes it so is no tampering."""
+    return normalize(quote).strip(" .,;:") in normalize(text)
+
+
 @st.composite
 def cut(draw: st.DrawFn) -> tuple[str, list[str], int, int]:
     """An item's text and a run of its words, as (text, words, start, end)."""
@@ -66,7 +72,7 @@ def test_one_changed_word_does_not_verify(piece, replacement, which) -> None:
     index = plain[which % len(plain)]
     assume(replacement != quoted[index])
     tampered = " ".join([*quoted[:index], replacement, *quoted[index + 1 :]])
-    assume(normalize(tampered) not in normalize(text))
+    assume(not stands_in(tampered, text))
     assert not verifies(tampered, text), tampered
 
 
@@ -80,7 +86,7 @@ def test_one_changed_digit_does_not_verify(piece, which, shift) -> None:
     at = digits[which % len(digits)]
     changed = str((int(quote[at]) + shift) % 10)
     tampered = quote[:at] + changed + quote[at + 1 :]
-    assume(normalize(tampered) not in normalize(text))
+    assume(not stands_in(tampered, text))
     assert not verifies(tampered, text), tampered
 
 

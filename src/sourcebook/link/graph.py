@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import bisect
+import multiprocessing
+import os
 import re
+import threading
 from collections import defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
@@ -21,6 +25,10 @@ Key = tuple[str, str]
 _NEWLINE = re.compile("\n")
 _SPACE = re.compile(r"\s")  # exactly str.isspace
 _SPACES = re.compile(r"\s+")
+PARALLEL_FROM = 2000
+"""Entities below which a record is linked in this process: starting workers costs more."""
+CHUNK = 250
+"""Entities a worker links per task."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,21 +100,120 @@ def build_matcher(record: Record) -> NameMatcher:
 def link_record(record: Record) -> Graph:
     graph = Graph()
     matcher = build_matcher(record)
-    for entity in record:
-        _link_fields(entity, record, graph)
-        for name, text in entity.prose():
-            _link_prose(entity, name, text, record, matcher, graph)
+    entities = list(record)
+    for found in _linked(entities, record, matcher):
+        for ref in found.refs:
+            graph.add(ref)
+        graph.quotes += found.quotes
+        graph.marked += found.marked
     return graph
 
 
-def _link_fields(entity: Entity, record: Record, graph: Graph) -> None:
+@dataclass
+class _Found:
+    """What linking some entities found, in their order."""
+
+    refs: list[Ref] = field(default_factory=list)
+    quotes: list[QuoteClaim] = field(default_factory=list)
+    marked: list[tuple[Key, str, Pos]] = field(default_factory=list)
+
+    def add(self, ref: Ref) -> None:
+        self.refs.append(ref)
+
+
+def _link(entities: Sequence[Entity], record: Record, matcher: NameMatcher) -> _Found:
+    found = _Found()
+    for entity in entities:
+        _link_fields(entity, record, found)
+        for name, text in entity.prose():
+            _link_prose(entity, name, text, record, matcher, found)
+    return found
+
+
+def _linked(entities: Sequence[Entity], record: Record, matcher: NameMatcher) -> Iterator[_Found]:
+    """What linking each chunk of `entities` found, chunk by chunk in order: in this
+    process, or for a large record in forked workers, which find exactly the same."""
+    jobs = _jobs(len(entities))
+    if jobs <= 1:
+        yield _link(entities, record, matcher)
+        return
+    global _JOB
+    _JOB = (entities, record, matcher)
+    bounds = [(i, min(i + CHUNK, len(entities))) for i in range(0, len(entities), CHUNK)]
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for flat in pool.imap(_link_chunk, bounds):
+                yield _unflattened(flat)
+    finally:
+        _JOB = None
+
+
+def _jobs(entities: int) -> int:
+    """Worker processes: one per core for a large record, none for a small one.
+
+    A process with other threads (the server) never forks: a fork copies locks held by
+    threads that do not exist in the child.
+    """
+    if entities < PARALLEL_FROM or threading.active_count() > 1:
+        return 1
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+_JOB: tuple[Sequence[Entity], Record, NameMatcher] | None = None
+"""What forked workers find: the entities, the record and the name matcher."""
+
+_Flat = tuple[list[tuple], list[tuple], list[tuple]]
+
+
+def _link_chunk(bounds: tuple[int, int]) -> _Flat:
+    assert _JOB is not None
+    entities, record, matcher = _JOB
+    return _flattened(_link(entities[bounds[0] : bounds[1]], record, matcher))
+
+
+# References and positions go between processes as plain tuples: pickle handles frozen
+# dataclasses with slots through Python code, ten times slower than building them anew.
+
+
+def _flattened(found: _Found) -> _Flat:
+    refs = [
+        (r.source, r.target, r.via, r.field, *_pos(r.pos), r.text, r.locator, r.resolved)
+        for r in found.refs
+    ]
+    quotes = [(q.owner, q.field, q.source, q.text, *_pos(q.pos), q.locator) for q in found.quotes]
+    marked = [(owner, mark, *_pos(pos)) for owner, mark, pos in found.marked]
+    return refs, quotes, marked
+
+
+def _pos(pos: Pos) -> tuple[str, int, int]:
+    return pos.file, pos.line, pos.col
+
+
+def _unflattened(flat: _Flat) -> _Found:
+    refs, quotes, marked = flat
+    return _Found(
+        [
+            Ref(source, target, via, name, Pos(file, line, col), text, locator, resolved)
+            for source, target, via, name, file, line, col, text, locator, resolved in refs
+        ],
+        [
+            QuoteClaim(owner, name, source, text, Pos(file, line, col), locator)
+            for owner, name, source, text, file, line, col, locator in quotes
+        ],
+        [(owner, mark, Pos(file, line, col)) for owner, mark, file, line, col in marked],
+    )
+
+
+def _link_fields(entity: Entity, record: Record, into: _Found) -> None:
     for ref_field in entity.REF_FIELDS:
         for value, path in _values(entity, ref_field.path.split(".")):
             if not isinstance(value, str) or not value:
                 continue
             target = (ref_field.kind, value)
             resolved = record.get(*target) is not None or target in record.broken
-            graph.add(
+            into.add(
                 Ref(
                     entity.key,
                     target,
@@ -121,7 +228,7 @@ def _link_fields(entity: Entity, record: Record, graph: Graph) -> None:
     if same_as:
         kind, _, target_id = same_as.partition(":")
         target = (kind, target_id)
-        graph.add(
+        into.add(
             Ref(
                 entity.key,
                 target,
@@ -150,14 +257,14 @@ def _values(entity: Entity, parts: list[str]) -> list[tuple[Any, tuple]]:
 
 
 def _link_prose(
-    entity: Entity, name: str, text: str, record: Record, matcher: NameMatcher, graph: Graph
+    entity: Entity, name: str, text: str, record: Record, matcher: NameMatcher, into: _Found
 ) -> None:
     positions = _Positions(entity.prose_pos(name), text, entity.prose_span(name))
     found = prose.scan(text)
     key = entity.key
     for link in found.wiki_links:
         target = _resolve_wiki(link, record)
-        graph.add(
+        into.add(
             Ref(
                 key,
                 target,
@@ -170,7 +277,7 @@ def _link_prose(
         )
     for cite in found.citations:
         target = ("source", cite.source)
-        graph.add(
+        into.add(
             Ref(
                 key,
                 target,
@@ -186,17 +293,17 @@ def _link_prose(
     for quote in found.quotes:
         source = quote.cited or default_source
         if source is not None:
-            graph.quotes.append(
+            into.quotes.append(
                 QuoteClaim(
                     key, name, source, quote.text, positions.at(quote.start + 1), quote.locator
                 )
             )
     for span in found.marked_spans:
-        graph.marked.append((key, span.mark, positions.at(span.start)))
+        into.marked.append((key, span.mark, positions.at(span.start)))
     for mention in matcher.find(text, found.masked):
         for target in mention.targets:
             if target != key:
-                graph.add(
+                into.add(
                     Ref(
                         key,
                         target,

@@ -59,18 +59,20 @@ def build_site(
         raise BuildError("the record has errors: run 'sourcebook check' to see them")
     record = checked.record
     urls = Urls(record.settings.site)
-    derived = derived if derived is not None else derive_checked(checked)
     try:
         releases = read_releases(record.root)
     except ReleaseReadError as exc:
         raise BuildError(str(exc)) from None
     nav = navigation(record, urls, releases)
-    view = SiteView(record, checked.graph, urls, nav, derived, releases)
+    view = SiteView(record, checked.graph, urls, nav, releases=releases)
     pages = with_twins(site_pages(record, urls, releases), urls.base)
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     env = view.env = environment(record.root, {**template_globals(view), "feeds": feeds})
     jobs = jobs or default_jobs(len(pages))
     done = 0
+
+    def derive() -> None:
+        view.use_derived(derived if derived is not None else derive_checked(checked))
 
     def tick(count: int) -> None:
         nonlocal done
@@ -85,7 +87,7 @@ def build_site(
                 releases, staging / Urls.file_for(urls.section("data")).removesuffix(".html")
             )
             writer = Writer(env, view, staging)
-            write_pages(writer, pages, jobs, tick)
+            write_pages(writer, pages, jobs, tick, meanwhile=derive)
     except SwapError as exc:
         raise BuildError(str(exc)) from None
     return Built(Path(out_dir), len(pages), time.perf_counter() - started, jobs)

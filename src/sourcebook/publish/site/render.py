@@ -169,10 +169,21 @@ def default_jobs(pages: int) -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def write_pages(writer: Writer, pages: Sequence[Page], jobs: int, progress: Progress) -> None:
-    """Every page, in this process or spread over `jobs` forked workers."""
+def write_pages(
+    writer: Writer,
+    pages: Sequence[Page],
+    jobs: int,
+    progress: Progress,
+    meanwhile: Callable[[], None] = lambda: None,
+) -> None:
+    """Every page, in this process or spread over `jobs` forked workers.
+
+    `meanwhile` is work that no page's prose needs but pages do (the derive stage): done
+    before any page is rendered, and while workers render the prose where there are any.
+    """
     global _JOB
     if jobs <= 1:
+        meanwhile()
         try:
             for page in pages:
                 writer.write(page)
@@ -189,7 +200,9 @@ def write_pages(writer: Writer, pages: Sequence[Page], jobs: int, progress: Prog
         # worker renders again what another has; then the pages themselves.
         _JOB = (writer, list(writer.view.record))
         with context.Pool(jobs) as pool:
-            for caches in pool.imap_unordered(_warm_share, [(i, jobs) for i in range(jobs)]):
+            warmed = pool.imap_unordered(_warm_share, [(i, jobs) for i in range(jobs)])
+            meanwhile()
+            for caches in warmed:
                 writer.view.adopt(caches)
         gc.freeze()
         _JOB = (writer, pages)

@@ -96,6 +96,10 @@ class SiteView:
         self.env: Environment | None = None
         """The templates, for fragments; set by the build once it has made them."""
 
+    def use_derived(self, derived: Derived) -> None:
+        """What derive computed, for the pages that show it; no prose depends on it."""
+        self.computed = Computed(derived)
+
     # The page being rendered.
 
     def begin(self, url: str) -> None:
