@@ -38,8 +38,9 @@ MakeRecord = Callable[..., Path]
 def make_record(tmp_path: Path) -> MakeRecord:
     """Write a record: `make_record({"terms/cluster.md": "..."})`; text is dedented."""
 
-    def make(files: dict[str, str | bytes], settings: str = SETTINGS,
-             with_chapter: bool = True) -> Path:
+    def make(
+        files: dict[str, str | bytes], settings: str = SETTINGS, with_chapter: bool = True
+    ) -> Path:
         root = tmp_path / "record"
         root.mkdir(exist_ok=True)
         (root / "sourcebook.toml").write_text(settings, encoding="utf-8")
@@ -57,8 +58,13 @@ def make_record(tmp_path: Path) -> MakeRecord:
     return make
 
 
-def term(title: str, definition: str = "A thing.", chapters: str = "[chapter-1]",
-         extra: str = "", body: str = "") -> str:
+def term(
+    title: str,
+    definition: str = "A thing.",
+    chapters: str = "[chapter-1]",
+    extra: str = "",
+    body: str = "",
+) -> str:
     """The text of a term file."""
     front = f"title: {title}\ndefinition: {definition}\nchapters: {chapters}\n{extra}"
     return f"---\n{front}---\n{body}"

@@ -16,9 +16,18 @@ EXEMPLAR_SOURCES = [
     "semianalysis-shortage-apr26",
 ]
 EXEMPLAR_RELATED = [
-    "one-machine", "122-days", "mlgw", "training", "tva", "algorithmic-efficiency",
-    "application-layer", "arsenal-behind-every-arsenal", "capital-expenditure",
-    "clocks-of-diffusion", "epoch-ai", "exclusive-generation",
+    "one-machine",
+    "122-days",
+    "mlgw",
+    "training",
+    "tva",
+    "algorithmic-efficiency",
+    "application-layer",
+    "arsenal-behind-every-arsenal",
+    "capital-expenditure",
+    "clocks-of-diffusion",
+    "epoch-ai",
+    "exclusive-generation",
 ]
 
 
@@ -42,8 +51,11 @@ def test_where_the_book_uses_cluster(cluster):
 
 def test_where_the_record_uses_cluster(cluster, checked):
     keys = [e.key for e in cluster.record]
-    for expected in [("campus", "colossus-2"), ("campus", "stargate-uae"),
-                     ("indicator", "largest-evidenced-operating-site")]:
+    for expected in [
+        ("campus", "colossus-2"),
+        ("campus", "stargate-uae"),
+        ("indicator", "largest-evidenced-operating-site"),
+    ]:
         assert expected in keys
     assert keys.index(("campus", "colossus-2")) < keys.index(("campus", "stargate-uae"))
     assert checked.record.get("indicator", "largest-evidenced-operating-site").row == 11
@@ -56,8 +68,9 @@ def test_sources_that_use_cluster_in_the_exemplar_order(cluster):
     ids = [s.id for s in cluster.sources]
     assert set(EXEMPLAR_SOURCES) <= set(ids)
     assert [i for i in ids if i in EXEMPLAR_SOURCES] == EXEMPLAR_SOURCES
-    assert ids == sorted(ids, key=lambda i: (next(s for s in cluster.sources
-                                                  if s.id == i).category.value, i))
+    assert ids == sorted(
+        ids, key=lambda i: (next(s for s in cluster.sources if s.id == i).category.value, i)
+    )
 
 
 def test_every_listed_source_uses_the_word(cluster):
@@ -72,8 +85,7 @@ def test_exactly_the_twelve_related_terms_in_the_exemplar_order(cluster):
 
 
 def test_the_three_coinages_are_drafts(checked):
-    for term_id in ["arsenal-behind-every-arsenal", "clocks-of-diffusion",
-                    "exclusive-generation"]:
+    for term_id in ["arsenal-behind-every-arsenal", "clocks-of-diffusion", "exclusive-generation"]:
         assert checked.record.get("term", term_id).draft
 
 

@@ -21,8 +21,13 @@ LINE = re.compile(r"^\S+:\d+:\d+: (error|warning) [A-Z]\d{3} .+$")
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sourcebook", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "sourcebook", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 def test_non_utf8_file_points_at_the_bad_byte(make_record):
@@ -75,22 +80,58 @@ def test_missing_folder():
 
 
 def test_settings_that_are_not_utf8(tmp_path):
-    (tmp_path / "sourcebook.toml").write_bytes(b"[book]\ntitle = \"\xff\"\n")
+    (tmp_path / "sourcebook.toml").write_bytes(b'[book]\ntitle = "\xff"\n')
     assert codes(check(tmp_path)) == ["R002"]
 
 
 # Fragments from which broken files are assembled: real field names, bad values,
 # YAML punctuation, stray bytes.
 FRAGMENTS = [
-    "---\n", "title: Cluster\n", "definition: d\n", "chapters: [chapter-1]\n",
-    "related: [nope]\n", "title:\n", "- a\n", ": :\n", "  indented: x\n", "[[cluster]]",
-    "[[x|y]]", "[@nope, p. 1]", "“a quote”", "date: 2099-01-01\n", "category: press\n",
-    "aliases: {a: 1}\n", "number: x\n", "row: -1\n", "draft: maybe\n", "\t", "'", '"', "{",
-    "}", "&anchor ", "*alias ", "!!python/object:os.system\n", "%YAML 9\n", "...\n", "\x00",
-    "same_as: party:\n", "parties: [{party: p}]\n", "figures: [1, 2]\n",
+    "---\n",
+    "title: Cluster\n",
+    "definition: d\n",
+    "chapters: [chapter-1]\n",
+    "related: [nope]\n",
+    "title:\n",
+    "- a\n",
+    ": :\n",
+    "  indented: x\n",
+    "[[cluster]]",
+    "[[x|y]]",
+    "[@nope, p. 1]",
+    "“a quote”",
+    "date: 2099-01-01\n",
+    "category: press\n",
+    "aliases: {a: 1}\n",
+    "number: x\n",
+    "row: -1\n",
+    "draft: maybe\n",
+    "\t",
+    "'",
+    '"',
+    "{",
+    "}",
+    "&anchor ",
+    "*alias ",
+    "!!python/object:os.system\n",
+    "%YAML 9\n",
+    "...\n",
+    "\x00",
+    "same_as: party:\n",
+    "parties: [{party: p}]\n",
+    "figures: [1, 2]\n",
 ]
-KIND_FOLDERS = ["terms", "chapters", "campuses", "indicators", "tests", "sources", "people",
-                "parties", "corrections"]
+KIND_FOLDERS = [
+    "terms",
+    "chapters",
+    "campuses",
+    "indicators",
+    "tests",
+    "sources",
+    "people",
+    "parties",
+    "corrections",
+]
 
 file_text = st.lists(
     st.one_of(st.sampled_from(FRAGMENTS), st.text(string.printable + "é“”—…", max_size=12)),
@@ -99,14 +140,28 @@ file_text = st.lists(
 file_bytes = st.one_of(file_text.map(lambda t: t.encode("utf-8")), st.binary(max_size=40))
 records = st.dictionaries(
     st.tuples(st.sampled_from(KIND_FOLDERS), st.from_regex(r"[a-z0-9-]{1,8}", fullmatch=True)),
-    file_bytes, max_size=6,
+    file_bytes,
+    max_size=6,
 )
 
 
-@settings(max_examples=1500, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(files=records, toml=st.sampled_from([SETTINGS, SETTINGS + "[limits]\nmax_file_bytes = 30\n",
-                                            "[book\n", "", "[book]\ncloses = 1\n"]))
+@settings(
+    max_examples=1500,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    files=records,
+    toml=st.sampled_from(
+        [
+            SETTINGS,
+            SETTINGS + "[limits]\nmax_file_bytes = 30\n",
+            "[book\n",
+            "",
+            "[book]\ncloses = 1\n",
+        ]
+    ),
+)
 def test_thousands_of_broken_records_never_raise(tmp_path_factory, files, toml):
     root = tmp_path_factory.mktemp("broken")
     (root / "sourcebook.toml").write_text(toml, encoding="utf-8")
@@ -121,12 +176,14 @@ def test_thousands_of_broken_records_never_raise(tmp_path_factory, files, toml):
 
 
 def test_broken_records_through_the_cli(make_record):
-    root = make_record({
-        "terms/a.md": b"\xff\xfe",
-        "terms/b.md": "---\n- 1\n---\n",
-        "terms/c.md": "---\ntitle: [\n---\n",
-        "sources/d.md": "",
-    })
+    root = make_record(
+        {
+            "terms/a.md": b"\xff\xfe",
+            "terms/b.md": "---\n- 1\n---\n",
+            "terms/c.md": "---\ntitle: [\n---\n",
+            "sources/d.md": "",
+        }
+    )
     result = run_cli("check", str(root))
     assert result.returncode == 1
     assert "Traceback" not in result.stdout + result.stderr

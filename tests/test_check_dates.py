@@ -17,13 +17,15 @@ def test_source_dated_after_close(make_record):
 
 
 def test_a_month_is_after_close_only_when_it_starts_after(make_record):
-    assert "D001" not in codes(check(make_record({
-        "sources/s.md": SOURCE.format(fields="date: 2026-11\n")})))
+    assert "D001" not in codes(
+        check(make_record({"sources/s.md": SOURCE.format(fields="date: 2026-11\n")}))
+    )
 
 
 def test_updated_before_published(make_record):
-    root = make_record({"sources/s.md": SOURCE.format(
-        fields="date: 2026-07-31\nupdated: 2026-07-30\n")})
+    root = make_record(
+        {"sources/s.md": SOURCE.format(fields="date: 2026-07-31\nupdated: 2026-07-30\n")}
+    )
     assert "D003" in codes(check(root))
 
 
@@ -35,6 +37,7 @@ def test_operating_figure_in_the_future_but_projection_allowed(make_record):
         "  - {metric: it-power, value: 5, unit: GW, status: projected, as_of: 2028,"
         " grade: estimated}\n---\n"
     )
-    found = [d for d in check(make_record({"campuses/c.md": campus})).diagnostics
-             if d.code == "D001"]
+    found = [
+        d for d in check(make_record({"campuses/c.md": campus})).diagnostics if d.code == "D001"
+    ]
     assert len(found) == 1 and "it-power" in found[0].message

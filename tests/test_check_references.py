@@ -12,10 +12,12 @@ def diagnostics(root, code):
 
 
 def test_unknown_id_in_front_matter_with_did_you_mean(make_record):
-    root = make_record({
-        "terms/cluster.md": term("Cluster", extra="related: [trainng]\n"),
-        "terms/training.md": term("Training", body="Training on a cluster."),
-    })
+    root = make_record(
+        {
+            "terms/cluster.md": term("Cluster", extra="related: [trainng]\n"),
+            "terms/training.md": term("Training", body="Training on a cluster."),
+        }
+    )
     (found,) = diagnostics(root, "L001")
     assert found.message == "unknown term id 'trainng' in 'related'"
     assert found.hint == "did you mean 'training'?"
@@ -43,31 +45,37 @@ def test_unknown_kind_in_wiki_link(make_record):
 
 
 def test_citation_of_a_missing_source(make_record):
-    root = make_record({
-        "terms/cluster.md": term("Cluster", body="As said [@sa-esay, p. 81]."),
-        "sources/sa-essay.md": "---\ntitle: Situational Awareness\ncategory: other\n---\n",
-    })
+    root = make_record(
+        {
+            "terms/cluster.md": term("Cluster", body="As said [@sa-esay, p. 81]."),
+            "sources/sa-essay.md": "---\ntitle: Situational Awareness\ncategory: other\n---\n",
+        }
+    )
     (found,) = diagnostics(root, "L003")
     assert found.message == "citation of a source that does not exist: @sa-esay"
     assert found.hint == "did you mean 'sa-essay'?"
 
 
 def test_ambiguous_wiki_link(make_record):
-    root = make_record({
-        "terms/tva.md": term("Tennessee authority"),
-        "parties/tva.md": "---\ntitle: TVA\ntype: utility\n---\n",
-        "campuses/c.md": "---\ntitle: C\nlocation: L\ncountry: US\nstatus: operating\n---\n"
-                         "Power from [[tva]].\n",
-    })
+    root = make_record(
+        {
+            "terms/tva.md": term("Tennessee authority"),
+            "parties/tva.md": "---\ntitle: TVA\ntype: utility\n---\n",
+            "campuses/c.md": "---\ntitle: C\nlocation: L\ncountry: US\nstatus: operating\n---\n"
+            "Power from [[tva]].\n",
+        }
+    )
     (found,) = diagnostics(root, "L005")
     assert "[[term:tva]]" in found.hint
 
 
 def test_a_reference_to_a_broken_file_is_not_reported_twice(make_record):
-    root = make_record({
-        "terms/cluster.md": term("Cluster", extra="related: [broken]\n"),
-        "terms/broken.md": "---\ntitle: [oops\n---\n",
-    })
+    root = make_record(
+        {
+            "terms/cluster.md": term("Cluster", extra="related: [broken]\n"),
+            "terms/broken.md": "---\ntitle: [oops\n---\n",
+        }
+    )
     found = codes(check(root))
     assert "R001" in found and "L001" not in found
 
@@ -83,17 +91,25 @@ def test_same_as_must_name_an_entity(make_record):
 
 
 def test_positions_inside_a_folded_block_scalar(make_record):
-    root = make_record({"sources/s.md": (
-        "---\ntitle: T\ncategory: press\nannotation: >-\n  First line of prose,\n"
-        "  then a [[nothing]] link.\n---\n"
-    )})
+    root = make_record(
+        {
+            "sources/s.md": (
+                "---\ntitle: T\ncategory: press\nannotation: >-\n  First line of prose,\n"
+                "  then a [[nothing]] link.\n---\n"
+            )
+        }
+    )
     (found,) = diagnostics(root, "L001")
     assert (found.pos.line, found.pos.col) == (6, 10)
 
 
 def test_positions_inside_a_plain_scalar_over_lines(make_record):
-    root = make_record({"sources/s.md": (
-        "---\ntitle: T\ncategory: press\nannotation: First line\n   and [[nothing]].\n---\n"
-    )})
+    root = make_record(
+        {
+            "sources/s.md": (
+                "---\ntitle: T\ncategory: press\nannotation: First line\n   and [[nothing]].\n---\n"
+            )
+        }
+    )
     (found,) = diagnostics(root, "L001")
     assert (found.pos.line, found.pos.col) == (5, 8)

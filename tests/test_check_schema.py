@@ -70,20 +70,24 @@ def test_duplicate_key(make_record):
 
 def test_duplicate_rows_and_chapter_numbers(make_record):
     indicator = "---\ntitle: {t}\nrow: 11\ndescription: D\n---\n"
-    root = make_record({
-        "indicators/a.md": indicator.format(t="A"),
-        "indicators/b.md": indicator.format(t="B"),
-        "chapters/chapter-1b.md": "---\ntitle: T\nnumber: 1\nsummary: S\n---\n",
-    })
+    root = make_record(
+        {
+            "indicators/a.md": indicator.format(t="A"),
+            "indicators/b.md": indicator.format(t="B"),
+            "chapters/chapter-1b.md": "---\ntitle: T\nnumber: 1\nsummary: S\n---\n",
+        }
+    )
     found = codes(check(root))
     assert "S007" in found and "S008" in found
 
 
 def test_a_clean_record_has_no_diagnostics(make_record):
-    root = make_record({
-        "terms/cluster.md": term("Cluster", body="A cluster of chips."),
-        "terms/chip.md": term("Chip", body="Many chips make a cluster."),
-    })
+    root = make_record(
+        {
+            "terms/cluster.md": term("Cluster", body="A cluster of chips."),
+            "terms/chip.md": term("Chip", body="Many chips make a cluster."),
+        }
+    )
     assert [d.format() for d in check(root).diagnostics] == []
 
 

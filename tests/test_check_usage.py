@@ -16,11 +16,13 @@ def test_term_nothing_uses_warns(make_record):
 
 
 def test_a_mention_anywhere_is_a_use(make_record):
-    root = make_record({
-        "terms/orphan.md": term("Orphan"),
-        "terms/parent.md": term("Parent", body="An orphan no more."),
-        "terms/child.md": term("Child", extra="related: [parent]\n"),
-    })
+    root = make_record(
+        {
+            "terms/orphan.md": term("Orphan"),
+            "terms/parent.md": term("Parent", body="An orphan no more."),
+            "terms/child.md": term("Child", extra="related: [parent]\n"),
+        }
+    )
     assert [d.message for d in check(root).diagnostics if d.code == "U001"] == [
         "term 'child' is used by nothing in the record"
     ]

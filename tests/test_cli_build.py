@@ -140,15 +140,39 @@ def test_build_as_of_a_day_before_the_record_closes(tmp_path):
 
     out = tmp_path / "site"
     result = subprocess.run(
-        [sys.executable, "-m", "sourcebook", "build", str(BUNDLED), "--out", str(out),
-         "--quiet", "--as-of", "2025-06-01"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "sourcebook",
+            "build",
+            str(BUNDLED),
+            "--out",
+            str(out),
+            "--quiet",
+            "--as-of",
+            "2025-06-01",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (out / "vol1" / "glossary" / "cluster.html").is_file()
     late = subprocess.run(
-        [sys.executable, "-m", "sourcebook", "build", str(BUNDLED), "--out", str(out),
-         "--quiet", "--as-of", "2027-01-01"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "sourcebook",
+            "build",
+            str(BUNDLED),
+            "--out",
+            str(out),
+            "--quiet",
+            "--as-of",
+            "2027-01-01",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert late.returncode == 2 and "error:" in late.stderr

@@ -10,15 +10,24 @@ from conftest import term
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "sourcebook", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "sourcebook", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 def test_clean_record_exits_0(make_record):
-    root = make_record({
-        "terms/cluster.md": term("Cluster", body="Chips wired as one."),
-        "terms/chip.md": term("Chip", body="Many make a cluster.", extra="related: [cluster]\n"),
-    })
+    root = make_record(
+        {
+            "terms/cluster.md": term("Cluster", body="Chips wired as one."),
+            "terms/chip.md": term(
+                "Chip", body="Many make a cluster.", extra="related: [cluster]\n"
+            ),
+        }
+    )
     result = run("check", str(root))
     assert result.returncode == 0, result.stdout
     assert result.stdout.strip() == "3 entities: 0 errors, 0 warnings"
@@ -27,12 +36,15 @@ def test_clean_record_exits_0(make_record):
 def test_errors_exit_1_with_file_line_col_and_hint(make_record):
     root = make_record({"terms/cluster.md": term("Cluster", extra="related: [trainng]\n")})
     (root / "terms" / "training.md").write_text(
-        "---\ntitle: Training\ndefinition: d\n---\nA cluster in training.\n")
+        "---\ntitle: Training\ndefinition: d\n---\nA cluster in training.\n"
+    )
     result = run("check", "record", cwd=root.parent)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[0] == "record/terms/cluster.md:5:11: error L001 unknown term id 'trainng' " \
-                       "in 'related'"
+    assert (
+        lines[0] == "record/terms/cluster.md:5:11: error L001 unknown term id 'trainng' "
+        "in 'related'"
+    )
     assert lines[1] == "  hint: did you mean 'training'?"
 
 

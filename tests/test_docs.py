@@ -19,7 +19,7 @@ ALL_DOCS = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "docs").glob
 def section(heading: str) -> str:
     start = RECORD_FORMAT.index(f"\n### {heading}\n")
     following = RECORD_FORMAT.find("\n### ", start + 1)
-    return RECORD_FORMAT[start:following if following != -1 else None]
+    return RECORD_FORMAT[start : following if following != -1 else None]
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
@@ -38,8 +38,9 @@ def test_nested_objects_are_documented(model):
 
 
 def test_every_diagnostic_code_is_documented():
-    source = "\n".join(p.read_text(encoding="utf-8")
-                       for p in (REPO / "src" / "sourcebook").rglob("*.py"))
+    source = "\n".join(
+        p.read_text(encoding="utf-8") for p in (REPO / "src" / "sourcebook").rglob("*.py")
+    )
     used = set(re.findall(r'"([RSLDUQFX]\d{3})"', source))
     assert used, "no codes found"
     missing = sorted(code for code in used if f"| {code} |" not in ALL_DOCS)
@@ -55,5 +56,6 @@ def test_every_command_is_documented():
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_committed_schemas_are_current(kind):
     committed = REPO / "schemas" / f"{kind.name}.schema.json"
-    assert json.loads(committed.read_text(encoding="utf-8")) == kind_schema(kind), \
+    assert json.loads(committed.read_text(encoding="utf-8")) == kind_schema(kind), (
         "run 'sourcebook schema --out schemas'"
+    )

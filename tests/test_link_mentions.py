@@ -18,8 +18,9 @@ NAMES = [
 
 def found(text: str) -> list[tuple[str, tuple]]:
     matcher = NameMatcher(NAMES)
-    return [(text[m.start:m.end], m.targets)
-            for m in matcher.find(text, prose.masked_regions(text))]
+    return [
+        (text[m.start : m.end], m.targets) for m in matcher.find(text, prose.masked_regions(text))
+    ]
 
 
 def test_any_case_and_plural():
@@ -77,7 +78,7 @@ def test_offsets_survive_characters_that_lengthen_in_lower_case():
     matcher = NameMatcher([("Cluster", ("term", "cluster"))])
     text = "İstanbul cluster"
     (mention,) = matcher.find(text)
-    assert text[mention.start:mention.end] == "cluster"
+    assert text[mention.start : mention.end] == "cluster"
 
 
 def test_wiki_links_and_citations_are_parsed():
@@ -88,7 +89,7 @@ def test_wiki_links_and_citations_are_parsed():
 
 
 def test_quotes_and_marked_spans():
-    text = 'It said “a big cluster” [@src, p. 3] in [“A Title”]{.title} and “loose”.'
+    text = "It said “a big cluster” [@src, p. 3] in [“A Title”]{.title} and “loose”."
     quotes = prose.quotes(text)
     assert [(q.text, q.cited, q.locator) for q in quotes] == [
         ("a big cluster", "src", "p. 3"),

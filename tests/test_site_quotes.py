@@ -15,7 +15,9 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
     result = subprocess.run(
         [sys.executable, "-m", "sourcebook", "build", str(BUNDLED), "--out", str(out), "--quiet"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return out / "vol1"

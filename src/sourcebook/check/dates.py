@@ -26,8 +26,11 @@ def check_dates(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
                     "correct the day, or move [book] closes in sourcebook.toml",
                 )
         date, updated = getattr(entity, "date", None), getattr(entity, "updated", None)
-        if isinstance(date, str) and isinstance(updated, str) and \
-                day_end(updated) < day_start(date):
+        if (
+            isinstance(date, str)
+            and isinstance(updated, str)
+            and day_end(updated) < day_start(date)
+        ):
             diagnostics.error(
                 entity.pos("updated"), "D003", f"updated {updated} before it was published ({date})"
             )

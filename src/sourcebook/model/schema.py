@@ -29,7 +29,8 @@ def write_schemas(out: Path) -> list[Path]:
     written = []
     for kind in KINDS:
         path = out / f"{kind.name}.schema.json"
-        path.write_text(json.dumps(kind_schema(kind), indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
+        path.write_text(
+            json.dumps(kind_schema(kind), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
         written.append(path)
     return written
