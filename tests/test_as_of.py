@@ -168,6 +168,21 @@ def test_a_record_can_be_read_again_as_of_an_earlier_day(root, tmp_path):
             then.run("DELETE FROM figures")
 
 
+def test_the_record_check_compiled_can_be_read_as_of_an_earlier_day(root):
+    with derive.open_image(check(root).image) as db, db.as_of(date(2025, 7, 1)) as then:
+        (row,) = derive.scorecard(then, history=False)
+        assert row.answer.shown == "200 MW"
+
+
+def test_indicators_with_the_same_query_have_the_same_history(root, tmp_path):
+    (root / "indicators" / "again.md").write_text(LARGEST.replace("row: 11", "row: 12"))
+    with derive.open_record(at(root, tmp_path, None)) as db:
+        first, second = derive.scorecard(db)
+    assert (first.row, second.row) == (11, 12)
+    assert (first.answer, first.history) == (second.answer, second.history)
+    assert len(first.history) == 2
+
+
 def test_a_day_after_the_record_closes_is_refused(root):
     with pytest.raises(AsOfError, match="after the record closes"):
         check(root, as_of=date(2027, 1, 1))

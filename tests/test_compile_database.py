@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
 from conftest import BUNDLED, REPO
 
+from sourcebook import derive
 from sourcebook.compile import SCHEMA_VERSION, compile_record
-from sourcebook.compile.schema import kind_columns
+from sourcebook.compile.rows import insert_rows, sql_value
+from sourcebook.compile.schema import kind_columns, may_read_search
 from sourcebook.derive.figures import placed_figures
 from sourcebook.model.kinds import KINDS
 from sourcebook.pipeline import check, compile
@@ -122,3 +125,49 @@ def test_a_failed_compile_leaves_the_last_database(checked, tmp_path, monkeypatc
         compile_record(checked.record, path, checked.graph)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["record.db"]
+
+
+def test_the_database_check_queries_leaves_out_the_full_text_index(db, checked):
+    with derive.open_image(checked.image) as in_memory:
+        names = {r[0] for r in in_memory.rows("SELECT name FROM sqlite_master")}
+    assert "search" not in names and "figures" in names
+    assert count(db, "search") == sum(len(checked.record.of(k.name)) for k in KINDS)
+
+
+@pytest.mark.parametrize(
+    ("query", "reads"),
+    [
+        ("SELECT id AS value FROM search WHERE search MATCH 'x'", True),
+        ('SELECT COUNT(*) AS value FROM "SEARCH_data"', True),
+        ("SELECT COUNT(*) AS value FROM sqlite_master", True),
+        ("SELECT COUNT(*) AS value FROM dbstat", True),
+        ("SELECT value FROM figures WHERE metric = 'it-power'", False),
+        (None, False),
+    ],
+)
+def test_a_query_that_may_see_the_index_is_noticed(query, reads):
+    assert may_read_search([query]) is reads
+
+
+def test_rows_are_inserted_in_order_many_to_a_statement():
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (n INTEGER, word TEXT)")
+    rows = [(n, f"w{n}") for n in range(123)]
+    insert_rows(db, "t", rows)
+    insert_rows(db, "t", [])
+    assert db.execute("SELECT n, word FROM t ORDER BY rowid").fetchall() == rows
+
+
+def test_a_list_of_words_is_stored_as_json_dumps_writes_it():
+    words = [
+        "plain",
+        'a "quoted" word',
+        "back\\slash",
+        "tab\tand\nline",
+        "café",
+        "\u2028",
+        "🚀",
+        "",
+    ]
+    for value in ([], words, words[:1]):
+        assert sql_value(value) == json.dumps(value, ensure_ascii=False)

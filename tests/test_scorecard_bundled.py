@@ -9,7 +9,8 @@ from conftest import BUNDLED
 
 from sourcebook import derive
 from sourcebook.derive.figures import placed_figures
-from sourcebook.derive.scorecard import history_months
+from sourcebook.derive.scorecard import figure_refs, history_months
+from sourcebook.derive.sql import QueryError
 from sourcebook.derive.units import to_base
 from sourcebook.model.base import day_end
 from sourcebook.pipeline import check, compile
@@ -125,3 +126,15 @@ def test_every_rows_history_is_the_record_read_again_at_each_month_end(tmp_path)
                         assert not shown, (was.indicator, month_end)
                     else:
                         assert shown[-1].answer.same(was.answer), (was.indicator, month_end)
+
+
+def test_figures_named_come_in_their_order_and_the_first_unknown_is_named(bundled):
+    checked, _rows = bundled
+    with derive.open_image(checked.image) as db:
+        a, b = (r[0] for r in db.rows("SELECT id FROM figures ORDER BY id DESC LIMIT 2"))
+        known: dict = {}
+        assert [f.id for f in figure_refs(db, f"{a}, {b},{a}", known)] == [a, b, a]
+        assert set(known) == {a, b}
+        assert figure_refs(db, b, known)[0] is known[b]
+        with pytest.raises(QueryError, match="names figure 'nothing'"):
+            figure_refs(db, f"{a},nothing,also-nothing")

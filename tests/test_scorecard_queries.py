@@ -7,7 +7,7 @@ import textwrap
 import pytest
 from conftest import SETTINGS, codes
 
-from sourcebook.pipeline import check
+from sourcebook.pipeline import check, derive_checked
 
 CAMPUS = """\
 ---
@@ -122,3 +122,11 @@ def test_a_test_query_of_the_wrong_shape(run, query, words):
 
 def test_an_indicator_without_a_query_is_a_warning(run):
     assert only(run({"indicators/largest.md": indicator(None)}), "X005").severity == "warning"
+
+
+def test_a_query_of_the_full_text_index_runs_in_check_and_derive(run):
+    query = "SELECT COUNT(*) AS value FROM search WHERE search MATCH 'colossus'"
+    checked = run({"indicators/largest.md": indicator(query)})
+    assert "X001" not in codes(checked)
+    (row,) = derive_checked(checked).rows
+    assert row.error is None and row.answer.value == 1

@@ -20,7 +20,7 @@ from sourcebook.compile.figures import (
     write_vocabulary,
 )
 from sourcebook.compile.rows import write_entities, write_library, write_quotes, write_refs
-from sourcebook.compile.schema import FIXED, SCHEMA_VERSION, kind_table
+from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read_search, schema
 from sourcebook.derive.as_of import restrict
 from sourcebook.derive.sql import CompiledRecord
 from sourcebook.link import Graph, link_record
@@ -29,6 +29,10 @@ from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 
 __all__ = ["SCHEMA_VERSION", "AsOfError", "compile_in_memory", "compile_record", "record_day"]
+
+
+QUERY_KINDS = ("indicator", "test")
+"""The kinds whose entities carry SQL over the compiled record."""
 
 
 class AsOfError(ValueError):
@@ -74,10 +78,23 @@ def compile_record(
 def compile_in_memory(
     record: Record, graph: Graph | None = None, as_of: date | None = None
 ) -> CompiledRecord:
-    """The compiled record in memory, opened read-only for queries: what check runs SQL on."""
+    """The compiled record in memory, opened read-only for queries: what check runs SQL on,
+    and derive reads again.
+
+    The full-text index is for the files Datasette serves and the releases carry; it is
+    left out here unless one of the record's queries may read it, as building it is a
+    fifth of the compile and nothing else here searches.
+    """
+    queries = (getattr(e, "query", None) for kind in QUERY_KINDS for e in record.of(kind))
     db = sqlite3.connect(":memory:")
     try:
-        fill(db, record, graph if graph is not None else link_record(record), as_of)
+        fill(
+            db,
+            record,
+            graph if graph is not None else link_record(record),
+            as_of,
+            search=may_read_search(queries),
+        )
         db.commit()
     except BaseException:
         db.close()
@@ -86,10 +103,13 @@ def compile_in_memory(
 
 
 @collector_paused()
-def fill(db: sqlite3.Connection, record: Record, graph: Graph, as_of: date | None) -> None:
-    """Create the tables in an empty database and write the record into them."""
+def fill(
+    db: sqlite3.Connection, record: Record, graph: Graph, as_of: date | None, search: bool = True
+) -> None:
+    """Create the tables in an empty database and write the record into them, with the
+    full-text index unless `search` is False."""
     day = record_day(record, as_of)
-    db.executescript(FIXED)
+    db.executescript(schema(search))
     for kind in KINDS:
         db.execute(kind_table(kind))
     db.executemany(
@@ -104,7 +124,7 @@ def fill(db: sqlite3.Connection, record: Record, graph: Graph, as_of: date | Non
         ],
     )
     write_vocabulary(db)
-    write_entities(db, record)
+    write_entities(db, record, search)
     write_refs(db, graph)
     write_library(db, record)
     write_quotes(db, record, graph)

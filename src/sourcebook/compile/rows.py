@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from enum import Enum
+from itertools import chain
+from json.encoder import encode_basestring
 from typing import Any
 
 from pydantic import BaseModel
@@ -19,9 +22,20 @@ from sourcebook.model.record import Record
 _JSON = json.JSONEncoder(ensure_ascii=False)
 """What json.dumps(value, ensure_ascii=False) makes afresh at every call."""
 
+_ROWS_PER_INSERT = 50
+"""Rows bound to one INSERT statement by `insert_rows`."""
+
+_AS_IS = frozenset({str, int, float, type(None)})
+"""The types SQLite stores as they are: most values, so they are looked for first."""
+
 
 def sql_value(value: Any) -> Any:
     """A field's value as SQLite stores it: enums by value, lists and objects as JSON."""
+    kind = type(value)
+    if kind in _AS_IS:
+        return value
+    if kind is list and all(type(v) is str for v in value):
+        return "[" + ", ".join(map(encode_basestring, value)) + "]"  # _JSON's text, made faster
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, Enum):
@@ -43,6 +57,25 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def insert_rows(db: sqlite3.Connection, into: str, rows: Sequence[tuple]) -> None:
+    """INSERT the rows, in their order, INTO a table (its columns named where need be).
+
+    Many rows to a statement: binding their values costs the same, but SQLite runs a
+    statement, and Python goes round its loop, once for many rows rather than for each."""
+    if not rows:
+        return
+    one = "(" + ", ".join("?" * len(rows[0])) + ")"
+    whole = len(rows) - len(rows) % _ROWS_PER_INSERT
+    db.executemany(
+        f"INSERT INTO {into} VALUES " + ", ".join([one] * _ROWS_PER_INSERT),
+        (
+            tuple(chain.from_iterable(rows[start : start + _ROWS_PER_INSERT]))
+            for start in range(0, whole, _ROWS_PER_INSERT)
+        ),
+    )
+    db.executemany(f"INSERT INTO {into} VALUES {one}", rows[whole:])
+
+
 def entity_known_from(entity: Entity) -> str | None:
     """Sources and corrections are not known before their date; nothing else is dated."""
     if entity.KIND in ("source", "correction"):
@@ -50,14 +83,14 @@ def entity_known_from(entity: Entity) -> str | None:
     return None
 
 
-def write_entities(db: sqlite3.Connection, record: Record) -> None:
+def write_entities(db: sqlite3.Connection, record: Record, search: bool = True) -> None:
+    """Each kind's table, `entities`, `aliases`, and the full-text index where `search`."""
     entities: list[tuple] = []
     aliases: list[tuple] = []
-    search: list[tuple] = []
+    texts: list[tuple] = []
     for kind in KINDS:
         columns = [name for name, _type in kind_columns(kind)]
         names = ", ".join(f'"{c}"' for c in ["id", "title", *columns])
-        marks = ", ".join("?" * (len(columns) + 6))
         rows = []
         for entity in record.of(kind.name):
             known = entity_known_from(entity)
@@ -68,15 +101,17 @@ def write_entities(db: sqlite3.Connection, record: Record) -> None:
                 (kind.name, entity.id, entity.title, entity.file, line, int(entity.draft), known)
             )
             aliases.extend((kind.name, entity.id, alias) for alias in entity.aliases)
-            text = "\n\n".join(t for _name, t in entity.prose() if t != entity.title)
-            search.append((kind.name, entity.id, entity.title, text))
-        db.executemany(
-            f'INSERT INTO "{kind.folder}" ({names}, body, file, line, known_from) VALUES ({marks})',
-            rows,
-        )
-    db.executemany("INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?)", entities)
-    db.executemany("INSERT INTO aliases VALUES (?, ?, ?)", aliases)
-    db.executemany("INSERT INTO search VALUES (?, ?, ?, ?)", search)
+            if search:
+                texts.append((kind.name, entity.id, entity.title, _search_text(entity)))
+        insert_rows(db, f'"{kind.folder}" ({names}, body, file, line, known_from)', rows)
+    insert_rows(db, "entities", entities)
+    insert_rows(db, "aliases", aliases)
+    if search:  # a row at a time: the index's layout depends on how its rows come
+        db.executemany("INSERT INTO search VALUES (?, ?, ?, ?)", texts)
+
+
+def _search_text(entity: Entity) -> str:
+    return "\n\n".join(t for _name, t in entity.prose() if t != entity.title)
 
 
 def write_refs(db: sqlite3.Connection, graph: Graph) -> None:
@@ -95,7 +130,7 @@ def write_refs(db: sqlite3.Connection, graph: Graph) -> None:
         for ref in graph.refs
         if ref.resolved
     ]
-    db.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    insert_rows(db, "refs", rows)
 
 
 def write_library(db: sqlite3.Connection, record: Record) -> None:
@@ -170,7 +205,7 @@ def write_quotes(db: sqlite3.Connection, record: Record, graph: Graph) -> None:
             for q in graph.quotes
             if q.source
         ]
-    db.executemany("INSERT INTO quotes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    insert_rows(db, "quotes", rows)
 
 
 def quote_status(record: Record) -> dict[tuple[tuple[str, str], str], str]:

@@ -6,8 +6,10 @@ named for its folder, with a column per front-matter field (see `kind_table`).
 
 from __future__ import annotations
 
+import re
 import types
 import typing
+from collections.abc import Iterable
 from typing import Any
 
 from sourcebook.model.base import Kind
@@ -18,7 +20,7 @@ SCHEMA_VERSION = "1"
 OWN_TABLES = {"figures", "parties", "parameters"}
 """Fields whose items live in tables of their own rather than as JSON in their kind's table."""
 
-FIXED = """
+TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE entities (
     kind TEXT NOT NULL, id TEXT NOT NULL, title TEXT NOT NULL, file TEXT, line INTEGER,
@@ -74,9 +76,17 @@ CREATE TABLE quotes (
     source TEXT NOT NULL, text TEXT NOT NULL, status TEXT, shelf TEXT, locator TEXT,
     file TEXT, line INTEGER, col INTEGER
 );
+"""
+
+SEARCH = """
 CREATE VIRTUAL TABLE search USING fts5(
     kind UNINDEXED, id UNINDEXED, title, text, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+"""
+"""The full-text index. The in-memory database that check queries leaves it out unless a
+query may read it (see `sourcebook.compile.compile_in_memory`)."""
+
+VIEWS = """
 CREATE VIEW record_day AS SELECT value AS day FROM meta WHERE key = 'as_of';
 CREATE VIEW evidenced_figures AS SELECT * FROM figures WHERE evidenced = 1;
 CREATE VIEW latest_figures AS
@@ -87,6 +97,21 @@ SELECT * FROM (
     ) AS recency FROM figures f
 ) WHERE recency = 1;
 """
+
+
+_READS_SEARCH = re.compile(r"search|sqlite_|dbstat", re.IGNORECASE)
+"""What a query names to read the full-text index or its tables, or to see the schema or
+the pages that hold it."""
+
+
+def schema(search: bool = True) -> str:
+    """The fixed tables and views, with the full-text index or without it."""
+    return TABLES + (SEARCH if search else "") + VIEWS
+
+
+def may_read_search(queries: Iterable[str | None]) -> bool:
+    """Whether any of these queries could see the full-text index, or its absence."""
+    return any(_READS_SEARCH.search(query) for query in queries if query)
 
 
 def column_type(annotation: Any) -> str:

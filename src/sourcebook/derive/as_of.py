@@ -30,21 +30,23 @@ DATED_TABLES = (
     *(kind.folder for kind in KINDS),
 )
 
-_CLEAN_UP = (
-    "DELETE FROM refs WHERE NOT EXISTS (SELECT 1 FROM entities e WHERE e.kind = refs.from_kind"
-    " AND e.id = refs.from_id) OR NOT EXISTS (SELECT 1 FROM entities e"
-    " WHERE e.kind = refs.to_kind AND e.id = refs.to_id)",
-    "DELETE FROM search WHERE NOT EXISTS (SELECT 1 FROM entities e WHERE e.kind = search.kind"
-    " AND e.id = search.id)",
-    "DELETE FROM quotes WHERE source NOT IN (SELECT id FROM sources) OR NOT EXISTS"
+_CLEAN_UP = {
+    "refs": "DELETE FROM refs WHERE NOT EXISTS (SELECT 1 FROM entities e"
+    " WHERE e.kind = refs.from_kind AND e.id = refs.from_id) OR NOT EXISTS"
+    " (SELECT 1 FROM entities e WHERE e.kind = refs.to_kind AND e.id = refs.to_id)",
+    "search": "DELETE FROM search WHERE NOT EXISTS (SELECT 1 FROM entities e"
+    " WHERE e.kind = search.kind AND e.id = search.id)",
+    "quotes": "DELETE FROM quotes WHERE source NOT IN (SELECT id FROM sources) OR NOT EXISTS"
     " (SELECT 1 FROM entities e WHERE e.kind = quotes.owner_kind AND e.id = quotes.owner_id)",
-    "DELETE FROM figure_inputs WHERE figure NOT IN (SELECT id FROM figures)"
+    "figure_inputs": "DELETE FROM figure_inputs WHERE figure NOT IN (SELECT id FROM figures)"
     " OR input NOT IN (SELECT id FROM figures)",
-    "DELETE FROM source_library WHERE source NOT IN (SELECT id FROM sources)"
+    "source_library": "DELETE FROM source_library WHERE source NOT IN (SELECT id FROM sources)"
     " OR shelf NOT IN (SELECT shelf FROM library_items)",
-    "DELETE FROM campus_parties WHERE source IS NOT NULL"
+    "campus_parties": "DELETE FROM campus_parties WHERE source IS NOT NULL"
     " AND source NOT IN (SELECT id FROM sources)",
-)
+}
+"""Each table that rests on dated rows, and how to delete what rested on rows now gone, in
+the order they are cleaned."""
 
 
 def iso(day: str | None) -> str | None:
@@ -67,8 +69,10 @@ def restrict(db: sqlite3.Connection, day: date) -> None:
     shown = day.isoformat()
     for table in DATED_TABLES:
         db.execute(f'DELETE FROM "{table}" WHERE known_from > ?', (shown,))
-    for statement in _CLEAN_UP:
-        db.execute(statement)
+    present = tables(db)
+    for table, statement in _CLEAN_UP.items():
+        if table in present:
+            db.execute(statement)
     db.execute("UPDATE meta SET value = ? WHERE key = 'as_of'", (shown,))
 
 
@@ -81,8 +85,9 @@ def copy_as_of(db: sqlite3.Connection, day: date) -> sqlite3.Connection:
     return copy
 
 
-_CLEANED = ("refs", "search", "quotes", "figure_inputs", "source_library", "campus_parties")
-"""The tables `_CLEAN_UP` keeps consistent, in its order."""
+def tables(db: sqlite3.Connection) -> set[str]:
+    """The tables a database holds: the in-memory record check compiled may lack `search`."""
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def history_copy(db: sqlite3.Connection, needed: set[str]) -> sqlite3.Connection:
@@ -96,8 +101,9 @@ def history_copy(db: sqlite3.Connection, needed: set[str]) -> sqlite3.Connection
     db.backup(copy)
     for table in DATED_TABLES:
         copy.execute(f'CREATE INDEX IF NOT EXISTS "{table}_known_from" ON "{table}" (known_from)')
-    for table in _CLEANED:
-        if table not in needed:
+    present = tables(copy)
+    for table in _CLEAN_UP:
+        if table in present and table not in needed:
             copy.execute(f'DELETE FROM "{table}"')
     copy.commit()
     return copy

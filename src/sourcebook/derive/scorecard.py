@@ -14,6 +14,7 @@ No row means no value yet. Anything else is the wrong shape.
 from __future__ import annotations
 
 import calendar
+import json
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
@@ -117,14 +118,15 @@ class Row:
 def scorecard(db: CompiledRecord, history: bool = True) -> list[Row]:
     """Every indicator's row, in row order; a query that fails gives a row with its error."""
     indicators = db.rows("SELECT id, row, title, description, query FROM indicators ORDER BY row")
+    known: dict[str, FigureRef] = {}
+    evaluated: dict[str, tuple[Answer | None, QueryError | None]] = {}
     rows = []
     for indicator in indicators:
         answer, error = None, None
         if indicator["query"]:
-            try:
-                answer = evaluate_indicator(db, indicator["query"])
-            except QueryError as exc:
-                error = exc
+            if indicator["query"] not in evaluated:
+                evaluated[indicator["query"]] = _evaluate(db, indicator["query"], known)
+            answer, error = evaluated[indicator["query"]]
         rows.append(
             Row(
                 indicator["id"],
@@ -137,8 +139,17 @@ def scorecard(db: CompiledRecord, history: bool = True) -> list[Row]:
             )
         )
     if history:
-        rows = _with_history(db, rows, {i["id"]: i["query"] for i in indicators})
+        rows = _with_history(db, rows, {i["id"]: i["query"] for i in indicators}, known)
     return rows
+
+
+def _evaluate(
+    db: CompiledRecord, sql: str, known: dict[str, FigureRef]
+) -> tuple[Answer | None, QueryError | None]:
+    try:
+        return evaluate_indicator(db, sql, known), None
+    except QueryError as exc:
+        return None, exc
 
 
 def evaluate_indicator(
@@ -179,27 +190,31 @@ def evaluate_indicator(
 def figure_refs(
     db: CompiledRecord, named: Any, known: dict[str, FigureRef] | None = None
 ) -> tuple[FigureRef, ...]:
-    """The figures a query names by id (one, or several comma-separated)."""
+    """The figures a query names by id (one, or several comma-separated); those not in
+    `known` are read in one query, and added to it."""
     if named is None:
         return ()
-    refs = []
-    for figure_id in (part.strip() for part in str(named).split(",") if part.strip()):
-        if known is not None and figure_id in known:
-            refs.append(known[figure_id])
-            continue
-        found = db.rows(
-            "SELECT id, owner_kind, owner_id, campus, metric, value, unit, status, as_of, grade,"
-            " evidenced, source, quote, quote_status FROM figures WHERE id = ?",
-            (figure_id,),
-        )
-        if not found:
+    ids = [part.strip() for part in str(named).split(",") if part.strip()]
+    known = {} if known is None else known
+    unread = [i for i in dict.fromkeys(ids) if i not in known]
+    if unread:
+        known.update(_read_figures(db, unread))
+    for figure_id in ids:
+        if figure_id not in known:
             raise QueryError(Failure.SHAPE, f"the query names figure '{figure_id}', which is none")
-        row = found[0]
-        ref = FigureRef(**{**dict(row), "evidenced": bool(row["evidenced"])})
-        if known is not None:
-            known[figure_id] = ref
-        refs.append(ref)
-    return tuple(refs)
+    return tuple(known[i] for i in ids)
+
+
+def _read_figures(db: CompiledRecord, ids: list[str]) -> dict[str, FigureRef]:
+    rows = db.rows(
+        "SELECT id, owner_kind, owner_id, campus, metric, value, unit, status, as_of, grade,"
+        " evidenced, source, quote, quote_status FROM figures"
+        " WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids),),
+    )
+    return {
+        row["id"]: FigureRef(**{**dict(row), "evidenced": bool(row["evidenced"])}) for row in rows
+    }
 
 
 def history_months(db: CompiledRecord) -> list[date]:
@@ -222,7 +237,9 @@ def _month_end(month: str) -> date:
     return first.replace(day=calendar.monthrange(first.year, first.month)[1])
 
 
-def _with_history(db: CompiledRecord, rows: list[Row], queries: dict[str, str]) -> list[Row]:
+def _with_history(
+    db: CompiledRecord, rows: list[Row], queries: dict[str, str], known: dict[str, FigureRef]
+) -> list[Row]:
     """Each row's value at the end of every month in which figures changed.
 
     A month at a time rather than a day at a time: a record of thousands of sources has
@@ -234,7 +251,8 @@ def _with_history(db: CompiledRecord, rows: list[Row], queries: dict[str, str]) 
     points: dict[str, list[Point]] = {row.indicator: [] for row in rows}
     months = history_months(db)
     if live and months:
-        answers = _walk_back(db, months, {r.indicator: queries[r.indicator] for r in live})
+        live_queries = {r.indicator: queries[r.indicator] for r in live}
+        answers = _walk_back(db, months, live_queries, known)
         for month in months:
             for indicator, by_month in answers.items():
                 _append(points[indicator], month.isoformat()[:7], by_month.get(month))
@@ -246,26 +264,28 @@ def _with_history(db: CompiledRecord, rows: list[Row], queries: dict[str, str]) 
 
 
 def _walk_back(
-    db: CompiledRecord, months: list[date], queries: dict[str, str]
+    db: CompiledRecord, months: list[date], queries: dict[str, str], known: dict[str, FigureRef]
 ) -> dict[str, dict[date, Answer | None]]:
-    """indicator → month → its answer then; months where its query failed are left out."""
-    needed = set().union(*(db.tables_read(q) for q in queries.values()))
+    """indicator → month → its answer then; months where its query failed are left out.
+
+    Indicators with the same query share its answers: it runs once a month, not once each."""
+    distinct = list(dict.fromkeys(queries.values()))
+    needed = set().union(*(db.tables_read(q) for q in distinct))
     copy = history_copy(db.connection, needed)
-    answers: dict[str, dict[date, Answer | None]] = {i: {} for i in queries}
-    known: dict[str, FigureRef] = {}
+    answers: dict[str, dict[date, Answer | None]] = {sql: {} for sql in distinct}
     try:
         for month in reversed(months):
             restrict(copy, month)
             then = CompiledRecord(copy, db.seconds)
-            for indicator, sql in queries.items():
+            for sql, by_month in answers.items():
                 try:
-                    answers[indicator][month] = evaluate_indicator(then, sql, known)
+                    by_month[month] = evaluate_indicator(then, sql, known)
                 except QueryError:
                     continue
             then.writable()
     finally:
         copy.close()
-    return answers
+    return {indicator: answers[sql] for indicator, sql in queries.items()}
 
 
 def _append(points: list[Point], day: str, answer: Answer | None) -> None:

@@ -61,18 +61,21 @@ def verdicts(db: CompiledRecord) -> list[Verdict]:
     """Every test's verdict, by deadline and then id."""
     as_of = db.meta("as_of") or ""
     tests = db.rows('SELECT id, title, claim, deadline, "rule", query FROM tests')
+    known: dict[str, FigureRef] = {}
     found = []
     for test in sorted(tests, key=lambda t: (day_end(t["deadline"]), t["id"])):
-        found.append(_verdict(db, dict(test), as_of))
+        found.append(_verdict(db, dict(test), as_of, known))
     return found
 
 
-def _verdict(db: CompiledRecord, test: dict[str, Any], as_of: str) -> Verdict:
+def _verdict(
+    db: CompiledRecord, test: dict[str, Any], as_of: str, known: dict[str, FigureRef]
+) -> Verdict:
     fields = {k: test[k] for k in ("title", "claim", "deadline", "rule")}
     if not test["query"]:
         return Verdict(test["id"], **fields, as_of=as_of, outcome=None)
     try:
-        judgement = judge(db, test["query"])
+        judgement = judge(db, test["query"], known)
     except QueryError as exc:
         return Verdict(test["id"], **fields, as_of=as_of, outcome=None, error=exc)
     return Verdict(
@@ -91,8 +94,9 @@ def outcome(holds: bool | None, deadline: str, as_of: date) -> Outcome:
     return Outcome.FAILED if as_of >= day_end(deadline) else Outcome.PENDING
 
 
-def judge(db: CompiledRecord, sql: str) -> Judgement:
-    """Run a test's query. Raises QueryError for a failure or the wrong shape."""
+def judge(db: CompiledRecord, sql: str, known: dict[str, FigureRef] | None = None) -> Judgement:
+    """Run a test's query. Raises QueryError for a failure or the wrong shape. `known`: as
+    for `evaluate_indicator`."""
     result = db.run(sql, max_rows=1)
     unknown = [c for c in result.columns if c not in TEST_COLUMNS]
     if "holds" not in result.columns or unknown:
@@ -111,5 +115,5 @@ def judge(db: CompiledRecord, sql: str) -> Judgement:
     return Judgement(
         None if holds is None else bool(holds),
         None if why is None else str(why),
-        figure_refs(db, got.get("figure")),
+        figure_refs(db, got.get("figure"), known),
     )
