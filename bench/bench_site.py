@@ -64,19 +64,22 @@ def record_dir(n: int, seed: int) -> Path:
 
 
 def child(root: Path, out: Path, ignore_errors: bool) -> None:
+    from sourcebook.cli import exit_now
     from sourcebook.diagnostics import Diagnostics
     from sourcebook.pipeline import check
-    from sourcebook.publish.site import build_site
+    from sourcebook.publish.site import SiteBuild
 
-    started = time.perf_counter()
-    checked = check(root)
-    checked_at = time.perf_counter()
-    errors = len(checked.diagnostics.errors)
-    if errors and ignore_errors:
-        kept = [d for d in checked.diagnostics if d.severity.value != "error"]
-        checked.diagnostics = Diagnostics(kept)
-    built = build_site(checked, out)
-    done = time.perf_counter()
+    # As `sourcebook build` does it: the site begins once the record is linked.
+    with SiteBuild() as site:
+        started = time.perf_counter()
+        checked = check(root, linked=site.begin)
+        checked_at = time.perf_counter()
+        errors = len(checked.diagnostics.errors)
+        if errors and ignore_errors:
+            kept = [d for d in checked.diagnostics if d.severity.value != "error"]
+            checked.diagnostics = Diagnostics(kept)
+        built = site.finish(checked, out)
+        done = time.perf_counter()
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     figures = {
@@ -89,6 +92,7 @@ def child(root: Path, out: Path, ignore_errors: bool) -> None:
         "jobs": built.jobs,
     }
     print(json.dumps(figures))
+    exit_now(0)  # as `sourcebook build` ends: without freeing the record object by object
 
 
 def run_sourcebook(root: Path, ignore_errors: bool) -> Run:

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import run
+from test_site_build import snapshot
 
 from sourcebook.link.names import plural_forms
 from sourcebook.pipeline import Checked, check
+from sourcebook.publish.site import build_site, render
 
 GENERATOR = Path(__file__).resolve().parent.parent / "bench" / "generate.py"
 N = 300
@@ -151,3 +155,29 @@ def test_rewrites_its_own_record_in_place(tmp_path: Path) -> None:
 def test_too_small_a_record_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         gen.generate(gen.MIN_N - 1, tmp_path / "small")
+
+
+def test_the_cli_builds_a_record_big_enough_for_workers_as_one_process_does(
+    record: Path, checked: Checked, tmp_path: Path
+) -> None:
+    """`sourcebook build` starts the prose workers while check runs; the site it writes
+    is the one a build in one process writes after check."""
+    built = run("build", str(record), "-q", "-o", str(tmp_path / "cli"))
+    assert built.returncode == 0, built.stderr
+    one = build_site(checked, tmp_path / "one", jobs=1)
+    assert one.pages >= render.PARALLEL_FROM  # enough that the CLI spreads the work out
+    assert snapshot(tmp_path / "cli") == snapshot(tmp_path / "one")
+
+
+def test_the_cli_refuses_a_big_record_with_errors_and_writes_nothing(
+    record: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(record, broken)
+    term = next((broken / "terms").glob("*.md"))
+    term.write_text(term.read_text(encoding="utf-8").replace("definition:", "definitions:", 1))
+    built = run("build", str(broken), "-o", str(tmp_path / "site"))
+    assert built.returncode == 1
+    assert "error S001 missing field 'definition'" in built.stdout
+    assert "Traceback" not in built.stderr
+    assert not (tmp_path / "site").exists()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 from pathlib import Path
 
 import pytest
 from site_fixtures import build, page, write_record
 
 from sourcebook.pipeline import check
-from sourcebook.publish.site import BuildError, build_site
+from sourcebook.publish.site import BuildError, SiteBuild, build_site
 from sourcebook.publish.site import render as render_module
 from sourcebook.publish.site.swap import MARK
 
@@ -93,6 +94,37 @@ def test_the_same_record_gives_the_same_site_serial_or_parallel(tmp_path: Path) 
     two = build(root, tmp_path / "two", jobs=2)
     again = build(root, tmp_path / "again", jobs=1)
     assert snapshot(one) == snapshot(two) == snapshot(again)
+
+
+def test_a_site_begun_once_the_record_is_linked_is_the_same_site(tmp_path: Path) -> None:
+    """Workers render the prose while check goes on; the site is what a build after check
+    writes, byte for byte."""
+    root = write_record(tmp_path / "r")
+    after = build(root, tmp_path / "after", jobs=2)
+    began = []
+    with SiteBuild(jobs=2) as site:
+
+        def begin(record: object, graph: object) -> None:
+            began.append(len(multiprocessing.active_children()))
+            site.begin(record, graph)  # type: ignore[arg-type]
+            began.append(len(multiprocessing.active_children()))
+
+        checked = check(root, linked=begin)
+        site.finish(checked, tmp_path / "during")
+    assert began == [0, 2]
+    assert snapshot(tmp_path / "during") == snapshot(after)
+    assert multiprocessing.active_children() == []
+
+
+def test_a_site_begun_for_a_record_with_errors_is_stopped_unwritten(tmp_path: Path) -> None:
+    root = write_record(tmp_path / "r", {"terms/bad.md": "---\ntitle: Bad\n---\n"})
+    with SiteBuild(jobs=2) as site:
+        checked = check(root, linked=site.begin)
+        assert len(multiprocessing.active_children()) == 2
+        with pytest.raises(BuildError, match="errors"):
+            site.finish(checked, tmp_path / "site")
+    assert multiprocessing.active_children() == []
+    assert not (tmp_path / "site").exists()
 
 
 def test_parallel_rendering_spreads_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,3 +1,3 @@
-from sourcebook.cli import main
+from sourcebook.cli import run
 
-main()
+run()

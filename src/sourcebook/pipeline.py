@@ -6,6 +6,7 @@ in order, so that a newcomer can read the whole system here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -41,16 +42,25 @@ class Checked:
         return BacklinkIndex(self.record, self.graph)
 
 
-def check(root: Path | str, as_of: date | None = None) -> Checked:
+def check(
+    root: Path | str,
+    as_of: date | None = None,
+    linked: Callable[[Record, Graph], None] | None = None,
+) -> Checked:
     """Read, link and check the record at `root`, its own queries run over it as it stood
     on `as_of` (default: its close). Raises RecordError if it is not a record, AsOfError
-    for a day after it closes."""
+    for a day after it closes.
+
+    `linked(record, graph)` is called once the record is linked, before it is checked: a
+    build starts there the work that needs no more (see `publish.site.SiteBuild`)."""
     diagnostics = Diagnostics()
     record = read_record(root, diagnostics)
     if record is None:
         return Checked(None, Graph(), diagnostics, as_of)
     record_day(record, as_of)  # refuses a day after the close before any work is done
     graph = link_record(record)
+    if linked is not None:
+        linked(record, graph)
     check_record(record, graph, diagnostics)
     with compile_in_memory(record, graph, as_of) as db:
         check_compiled(record, db, diagnostics)

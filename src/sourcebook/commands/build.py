@@ -27,15 +27,17 @@ from sourcebook.commands.common import RECORD, fail
 def build(record: Path, out: Path | None, quiet: bool, as_of: datetime | None) -> None:
     """Check RECORD and build its site; a record with errors is never built."""
     from sourcebook.commands.check import checked_or_exit
-    from sourcebook.publish.site import BuildError, build_site
+    from sourcebook.publish.site import BuildError, SiteBuild
 
-    checked = checked_or_exit(record, as_of.date() if as_of else None, quiet)
     target = out if out is not None else record / "_site"
-    try:
-        with _progress(quiet) as progress:
-            built = build_site(checked, target, progress=progress)
-    except BuildError as exc:
-        fail(str(exc))
+    with SiteBuild() as site:
+        # The site begins once the record is linked, while check goes on.
+        checked = checked_or_exit(record, as_of.date() if as_of else None, quiet, site.begin)
+        try:
+            with _progress(quiet) as progress:
+                built = site.finish(checked, target, progress=progress)
+        except BuildError as exc:
+            fail(str(exc))
     if not quiet:
         click.echo(f"Built {built.pages:,} pages into {target} in {built.seconds:.2f} s")
 

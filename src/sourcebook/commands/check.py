@@ -13,6 +13,10 @@ import click
 from sourcebook.commands.common import OUTPUT, RECORD, fail
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sourcebook.link import Graph
+    from sourcebook.model.record import Record
     from sourcebook.pipeline import Checked
 
 AS_OF = click.option(
@@ -99,15 +103,21 @@ def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) ->
     console.print(f"[{'bold red' if errors else 'green'}]{summary}[/]")
 
 
-def checked_or_exit(record: Path, as_of: date | None = None, quiet: bool = False) -> Checked:
+def checked_or_exit(
+    record: Path,
+    as_of: date | None = None,
+    quiet: bool = False,
+    linked: Callable[[Record, Graph], None] | None = None,
+) -> Checked:
     """Check a record before publishing it: errors printed and exit 1; warnings printed
-    unless `quiet`; a folder that is not a record, or a day after it closes, exit 2."""
+    unless `quiet`; a folder that is not a record, or a day after it closes, exit 2.
+    `linked` is `pipeline.check`'s."""
     from sourcebook.compile import AsOfError
     from sourcebook.pipeline import check
     from sourcebook.read import RecordError
 
     try:
-        checked = check(record, as_of)
+        checked = check(record, as_of, linked)
     except (RecordError, AsOfError) as exc:
         fail(str(exc))
     diagnostics = checked.diagnostics

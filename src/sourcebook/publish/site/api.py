@@ -14,6 +14,8 @@ import json
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from sourcebook.model.base import Entity
 
 if TYPE_CHECKING:
@@ -34,13 +36,26 @@ def api_url(base: str, url: str) -> str:
     return f"{base}/{API}/{path or 'index'}.json"
 
 
+ORJSON_OPTIONS = (
+    orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+)
+"""Keys sorted; dataclasses and days go to `_plain`."""
+
+
 def render(view: SiteView, page: Page) -> str:
     """The JSON of the HTML page `page.context['of']`: sorted keys, compact."""
-    data = document(view, page.context["of"])
-    text = json.dumps(
-        data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain
-    )
-    return text + "\n"
+    return dumps(document(view, page.context["of"])) + "\n"
+
+
+def dumps(data: Any) -> str:
+    """Sorted, compact JSON: by orjson, which writes the twins in half the time json takes;
+    by json where orjson cannot write a value (an integer beyond 64 bits)."""
+    try:
+        return orjson.dumps(data, default=_plain, option=ORJSON_OPTIONS).decode()
+    except TypeError:
+        return json.dumps(
+            data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain
+        )
 
 
 def document(view: SiteView, page: Page) -> dict[str, Any]:
@@ -100,14 +115,20 @@ def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
 
 
 def reference(view: SiteView, entity: Entity) -> dict[str, Any]:
-    url = view.url(entity)
-    return {
-        "kind": entity.KIND,
-        "id": entity.id,
-        "title": entity.title,
-        "url": url,
-        "api": api_url(view.urls.base, url) if url else None,
-    }
+    """Kind, id, title, URL and twin's URL: made once per entity and shared by every
+    document that names it (json only reads it)."""
+    key = entity.key
+    found = view.references.get(key)
+    if found is None:
+        url = view.url(entity)
+        found = view.references[key] = {
+            "kind": entity.KIND,
+            "id": entity.id,
+            "title": entity.title,
+            "url": url,
+            "api": api_url(view.urls.base, url) if url else None,
+        }
+    return found
 
 
 def _row(row: Any) -> dict[str, Any]:
@@ -130,7 +151,8 @@ def _listed(view: SiteView, value: Any, page_url: str) -> Any:
     that has no page of its own but an anchor on this one (a scorecard row, a
     correction, a source on its category's page) in full."""
     if isinstance(value, Entity):
-        if view.url(value).split("#", 1)[0] == page_url and "#" in view.url(value):
+        url = view.url(value)
+        if "#" in url and url.split("#", 1)[0] == page_url:
             return entity_document(view, value)
         return reference(view, value)
     if isinstance(value, dict):

@@ -9,12 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from sourcebook.derive import Derived
+from sourcebook.link import Graph
+from sourcebook.model.record import Record
 from sourcebook.pipeline import Checked, derive_checked
 from sourcebook.publish.site.api import with_twins
-from sourcebook.publish.site.pages import FEED_TEMPLATE, navigation, site_pages
+from sourcebook.publish.site.pages import FEED_TEMPLATE, Page, navigation, site_pages
 from sourcebook.publish.site.prose import safe_link
-from sourcebook.publish.site.releases import ReleaseReadError, copy_releases, read_releases
+from sourcebook.publish.site.releases import (
+    Release,
+    ReleaseReadError,
+    copy_releases,
+    read_releases,
+)
 from sourcebook.publish.site.render import (
+    ProseWorkers,
     Writer,
     copy_static,
     default_jobs,
@@ -54,43 +62,108 @@ def build_site(
     given). `progress(done, total)` is called as pages are written. The site is written beside
     `out_dir` and swapped in only once it is whole.
     """
-    started = time.perf_counter()
-    if not checked.ok or checked.record is None:
-        raise BuildError("the record has errors: run 'sourcebook check' to see them")
-    record = checked.record
+    with SiteBuild(jobs) as site:
+        return site.finish(checked, out_dir, progress=progress, derived=derived)
+
+
+@dataclass
+class _Prepared:
+    """What every page of a build shares, made from the linked record."""
+
+    record: Record
+    urls: Urls
+    releases: list[Release]
+    view: SiteView
+    pages: list[Page]
+    jobs: int
+
+
+class SiteBuild:
+    """One build of a record's site, which may begin as soon as the record is linked.
+
+    `begin` (the `linked` step of `pipeline.check`) prepares the pages and, on two or more
+    cores, has workers render the prose they draw on while this process checks the record.
+    `finish` writes the site, and only for a record that check passed; leaving the `with`
+    block stops any worker still running. Without `begin`, `finish` does it all.
+    """
+
+    def __init__(self, jobs: int | None = None):
+        self._jobs = jobs
+        self._prepared: _Prepared | None = None
+        self._error: BuildError | None = None
+        self._prose: ProseWorkers | None = None
+
+    def __enter__(self) -> SiteBuild:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._prose is not None:
+            self._prose.cancel()
+
+    def begin(self, record: Record, graph: Graph) -> None:
+        try:
+            prepared = self._prepared = _prepare(record, graph, self._jobs)
+        except BuildError as exc:
+            self._error = exc  # told by `finish`, after what check found
+            return
+        if prepared.jobs > 1:
+            self._prose = ProseWorkers(prepared.view, prepared.jobs)
+
+    def finish(
+        self,
+        checked: Checked,
+        out_dir: Path | str,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        derived: Derived | None = None,
+    ) -> Built:
+        started = time.perf_counter()
+        if not checked.ok or checked.record is None:
+            raise BuildError("the record has errors: run 'sourcebook check' to see them")
+        if self._prepared is None and self._error is None:
+            self.begin(checked.record, checked.graph)
+        if self._error is not None:
+            raise self._error
+        site = self._prepared
+        assert site is not None and site.record is checked.record
+        pages, urls, view, done = site.pages, site.urls, site.view, 0
+
+        def derive() -> None:
+            view.use_derived(derived if derived is not None else derive_checked(checked))
+
+        def tick(count: int) -> None:
+            nonlocal done
+            done += count
+            if progress is not None:
+                progress(done, len(pages))
+
+        try:
+            with staged(Path(out_dir)) as staging:
+                copy_static(site.record.root, staging, urls)
+                copy_releases(
+                    site.releases,
+                    staging / Urls.file_for(urls.section("data")).removesuffix(".html"),
+                )
+                assert view.env is not None
+                writer = Writer(view.env, view, staging)
+                write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)
+        except SwapError as exc:
+            raise BuildError(str(exc)) from None
+        return Built(Path(out_dir), len(pages), time.perf_counter() - started, site.jobs)
+
+
+def _prepare(record: Record, graph: Graph, jobs: int | None) -> _Prepared:
     urls = Urls(record.settings.site)
     try:
         releases = read_releases(record.root)
     except ReleaseReadError as exc:
         raise BuildError(str(exc)) from None
     nav = navigation(record, urls, releases)
-    view = SiteView(record, checked.graph, urls, nav, releases=releases)
+    view = SiteView(record, graph, urls, nav, releases=releases)
     pages = with_twins(site_pages(record, urls, releases), urls.base)
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
-    env = view.env = environment(record.root, {**template_globals(view), "feeds": feeds})
-    jobs = jobs or default_jobs(len(pages))
-    done = 0
-
-    def derive() -> None:
-        view.use_derived(derived if derived is not None else derive_checked(checked))
-
-    def tick(count: int) -> None:
-        nonlocal done
-        done += count
-        if progress is not None:
-            progress(done, len(pages))
-
-    try:
-        with staged(Path(out_dir)) as staging:
-            copy_static(record.root, staging, urls)
-            copy_releases(
-                releases, staging / Urls.file_for(urls.section("data")).removesuffix(".html")
-            )
-            writer = Writer(env, view, staging)
-            write_pages(writer, pages, jobs, tick, meanwhile=derive)
-    except SwapError as exc:
-        raise BuildError(str(exc)) from None
-    return Built(Path(out_dir), len(pages), time.perf_counter() - started, jobs)
+    view.env = environment(record.root, {**template_globals(view), "feeds": feeds})
+    return _Prepared(record, urls, releases, view, pages, jobs or default_jobs(len(pages)))
 
 
 def safe(url: str) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 WIDTH, HEIGHT = 640, 260
 LEFT, RIGHT, TOP, BOTTOM = 78, 16, 14, 34
@@ -69,56 +69,51 @@ def line_chart(
     def y_at(y: float) -> float:
         return HEIGHT - BOTTOM - (y - bottom) / (top - bottom) * (HEIGHT - TOP - BOTTOM)
 
+    # f-strings with each text escaped, not Markup.format: a chart has hundreds of parts.
     parts = [
-        Markup(
-            '<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-labelledby="{i}-t {i}-d"'
-            ' xmlns="http://www.w3.org/2000/svg">'
-        ).format(w=WIDTH, h=HEIGHT, i=ident),
-        Markup('<title id="{}-t">{}</title><desc id="{}-d">{}</desc>').format(
-            ident, title, ident, description
-        ),
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img"'
+        f' aria-labelledby="{escape(ident)}-t {escape(ident)}-d"'
+        ' xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="{escape(ident)}-t">{escape(title)}</title>'
+        f'<desc id="{escape(ident)}-d">{escape(description)}</desc>',
     ]
     step = (top - bottom) / TICKS
     for tick in range(TICKS + 1):
         value = bottom + tick * step
         y = y_at(value)
         parts.append(
-            Markup(
-                '<line class="grid" x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}"/>'
-                '<text class="axis" x="{}" y="{:.1f}" text-anchor="end">{}</text>'
-            ).format(LEFT, WIDTH - RIGHT, y, y, LEFT - 6, y + 4, y_label(value))
+            f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
+            f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">'
+            f"{escape(y_label(value))}</text>"
         )
     for x in _ticks(sorted(set(xs))):
         parts.append(
-            Markup('<text class="axis" x="{:.1f}" y="{}" text-anchor="middle">{}</text>').format(
-                x_at(x), HEIGHT - BOTTOM + 18, x_label(x)
-            )
+            f'<text class="axis" x="{x_at(x):.1f}" y="{HEIGHT - BOTTOM + 18}"'
+            f' text-anchor="middle">{escape(x_label(x))}</text>'
         )
     for index, one in enumerate(drawn):
         points = sorted(one.points, key=lambda p: p.x)
-        group = [Markup('<g class="series series-{}">').format(index % 6)]
+        parts.append(f'<g class="series series-{index % 6}">')
         if len(points) > 1:
             path = " ".join(f"{x_at(p.x):.1f},{y_at(p.y):.1f}" for p in points)
-            group.append(Markup('<polyline points="{}"/>').format(path))
+            parts.append(f'<polyline points="{path}"/>')
         for p in points:
-            group.append(
-                Markup('<circle cx="{:.1f}" cy="{:.1f}" r="4"><title>{}</title></circle>').format(
-                    x_at(p.x), y_at(p.y), f"{one.name}: {p.label}"
-                )
+            parts.append(
+                f'<circle cx="{x_at(p.x):.1f}" cy="{y_at(p.y):.1f}" r="4">'
+                f"<title>{escape(f'{one.name}: {p.label}')}</title></circle>"
             )
-        group.append(Markup("</g>"))
-        parts.append(Markup("").join(group))
-    parts.append(Markup("</svg>"))
-    return Markup("").join(parts)
+        parts.append("</g>")
+    parts.append("</svg>")
+    return Markup("".join(parts))
 
 
 def legend(series: Sequence[Series]) -> Markup:
     """The chart's key, as a list the stylesheet colours to match the lines."""
-    items = [
-        Markup('<li class="series-{}">{}</li>').format(i % 6, s.name)
+    items = "".join(
+        f'<li class="series-{i % 6}">{escape(s.name)}</li>'
         for i, s in enumerate(s for s in series if s.points)
-    ]
-    return Markup('<ul class="chart-key">{}</ul>').format(Markup("").join(items))
+    )
+    return Markup(f'<ul class="chart-key">{items}</ul>')
 
 
 def nice_ceiling(value: float) -> float:

@@ -18,7 +18,7 @@ from sourcebook.library.report import Proof
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Party, Source
 from sourcebook.model.record import Record
-from sourcebook.publish.site.prose import ProseRenderer, Rendered
+from sourcebook.publish.site.prose import Rendered
 from sourcebook.publish.site.wording import day, join
 
 
@@ -27,7 +27,8 @@ class Citations:
 
     def __init__(self, record: Record):
         self.record = record
-        self.prose: ProseRenderer | None = None
+        self.annotation: Callable[[Source], Rendered] | None = None
+        """A source's annotation rendered, as the site's view renders (and keeps) it."""
         self.disclose: Callable[[Party], Rendered] | None = None
         """What a publisher sells, as the site's view words it."""
         self._full: dict[str, Rendered] = {}
@@ -61,8 +62,8 @@ class Citations:
         return cached
 
     def _make_full(self, source: Source) -> Rendered:
-        assert self.prose is not None, "Citations.prose is set by the site's view"
-        annotation = self.prose.inline(source.annotation, source.key)
+        assert self.annotation is not None, "Citations.annotation is set by the site's view"
+        annotation = self.annotation(source)
         annotation = Rendered(self._mark_quotes(source, annotation.html), annotation.terms)
         disclosures, terms = self._disclosures(source)
         notes = self._notes(source, annotation.html)

@@ -8,6 +8,7 @@ them and the machine has cores to spare.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -130,8 +131,11 @@ def _write_file(path: Path, html: str) -> None:
     path.write_bytes(html.encode("utf-8"))
 
 
-_JOB: tuple[Writer, Sequence[Any]] | None = None
-"""What forked workers find: the writer (with its view) and the pages or entities to do."""
+_JOB: tuple[Writer, Sequence[Page]] | None = None
+"""What the forked workers that render pages find: the writer (with its view) and the pages."""
+
+_PROSE_JOB: tuple[Any, Sequence[Any]] | None = None
+"""What the forked workers that render prose find: the view and the record's entities."""
 
 
 def _render_chunk(bounds: tuple[int, int]) -> int:
@@ -145,11 +149,58 @@ def _render_chunk(bounds: tuple[int, int]) -> int:
 
 def _warm_share(share: tuple[int, int]) -> tuple[dict, ...]:
     """Render the prose of every `share[1]`-th entity from `share[0]`; return the caches."""
-    assert _JOB is not None
-    writer, entities = _JOB
+    assert _PROSE_JOB is not None
+    view, entities = _PROSE_JOB
     for entity in entities[share[0] :: share[1]]:
-        writer.view.warm(entity)
-    return writer.view.caches()
+        view.warm(entity)
+    return view.caches()
+
+
+def _in_background() -> None:
+    """Give way to the building process: what it does meanwhile (check, derive) is what the
+    pages wait for, and the prose workers can use what time it leaves."""
+    with contextlib.suppress(OSError):
+        os.nice(10)
+
+
+class ProseWorkers:
+    """The prose every page draws on (see `SiteView.warm`), rendered by `jobs` forked
+    workers, a share each, while this process goes on with other work (checking the
+    record, deriving); `adopt` brings it in, so that no page worker renders it again.
+
+    From the fork on, the cycle collector leaves alone what the workers inherited, so that
+    its memory stays shared with them; the page workers, forked later, inherit it too.
+    """
+
+    def __init__(self, view: Any, jobs: int):
+        global _PROSE_JOB
+        self._view = view
+        for name in view.env.list_templates(filter_func=_own_template):
+            view.env.get_template(name)  # compiled once, before the fork, for every worker
+        gc.freeze()
+        _PROSE_JOB = (view, list(view.record))
+        self._pool: Any = multiprocessing.get_context("fork").Pool(jobs, _in_background)
+        self._shares = self._pool.imap_unordered(_warm_share, [(i, jobs) for i in range(jobs)])
+        self._running = True
+
+    def adopt(self) -> None:
+        """Wait for every share and take it into this process's view."""
+        global _PROSE_JOB
+        for caches in self._shares:
+            self._view.adopt(caches)
+        self._pool.close()
+        self._pool.join()
+        self._running, _PROSE_JOB = False, None
+
+    def cancel(self) -> None:
+        """Stop the workers, where they still run: the build will not go on."""
+        global _PROSE_JOB
+        if not self._running:
+            return
+        self._pool.terminate()
+        self._pool.join()
+        self._running, _PROSE_JOB = False, None
+        gc.unfreeze()
 
 
 def _own_template(name: str) -> bool:
@@ -175,11 +226,13 @@ def write_pages(
     jobs: int,
     progress: Progress,
     meanwhile: Callable[[], None] = lambda: None,
+    prose: ProseWorkers | None = None,
 ) -> None:
     """Every page, in this process or spread over `jobs` forked workers.
 
     `meanwhile` is work that no page's prose needs but pages do (the derive stage): done
     before any page is rendered, and while workers render the prose where there are any.
+    `prose` is those workers where the build started them already.
     """
     global _JOB
     if jobs <= 1:
@@ -191,23 +244,18 @@ def write_pages(
         finally:
             writer.close()
         return
-    for name in writer.env.list_templates(filter_func=_own_template):
-        writer.env.get_template(name)  # compiled once, before the fork, for every worker
-    context = multiprocessing.get_context("fork")
-    gc.freeze()  # what the workers inherit is never scanned, so its pages stay shared
+    # First the prose every page draws on, shared out and brought back; then the pages.
+    prose = prose or ProseWorkers(writer.view, jobs)
     try:
-        # First the prose every page draws on, shared out and brought back, so that no
-        # worker renders again what another has; then the pages themselves.
-        _JOB = (writer, list(writer.view.record))
-        with context.Pool(jobs) as pool:
-            warmed = pool.imap_unordered(_warm_share, [(i, jobs) for i in range(jobs)])
-            meanwhile()
-            for caches in warmed:
-                writer.view.adopt(caches)
+        meanwhile()
+        prose.adopt()
+    finally:
+        prose.cancel()
+    try:
         gc.freeze()
         _JOB = (writer, pages)
         bounds = [(i, min(i + CHUNK, len(pages))) for i in range(0, len(pages), CHUNK)]
-        with context.Pool(jobs) as pool:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
             for done in pool.imap_unordered(_render_chunk, bounds):
                 progress(done)
     finally:

@@ -81,10 +81,13 @@ class SiteView:
         self.prose_renderer = ProseRenderer(
             record, urls, build_matcher(record), self.citations.short
         )
-        self.citations.prose = self.prose_renderer
+        self.citations.annotation = lambda source: self.rendered(source, "annotation", True)
         self.citations.disclose = self.disclosed
         self._backlinks = BacklinkIndex(record, graph)
         self._backlinks_of: dict[tuple[str, str], Backlinks] = {}
+        self._urls: dict[tuple[str, str], str] = {}
+        self.references: dict[tuple[str, str], dict[str, Any]] = {}
+        """Each entity as the JSON twins refer to it, made once (see `api.reference`)."""
         self._graph = graph
         self._prose: dict[tuple[tuple[str, str], str], Rendered] = {}
         self._plain: dict[tuple[tuple[str, str], str], str] = {}
@@ -133,7 +136,11 @@ class SiteView:
 
     def url(self, entity: Entity) -> str:
         """The entity's URL; '' for a kind the site has no page for (not linked, then)."""
-        return self.urls.page_of(entity) or ""
+        key = entity.key
+        found = self._urls.get(key)
+        if found is None:
+            found = self._urls[key] = self.urls.page_of(entity) or ""
+        return found
 
     def section(self, name: str) -> str:
         return self.urls.section(name)
@@ -199,19 +206,19 @@ class SiteView:
     # Work done once per build, which worker processes can share out.
 
     def warm(self, entity: Entity) -> None:
-        """Render what any page may show of `entity`: its prose, citation and list items."""
+        """Render what any page may show of `entity`: its prose and list items.
+
+        Not a source's citation: it shows the proof of its quotes, which check makes, and
+        this may run while check does; each page worker makes those its pages show."""
         for name in entity.PROSE_FIELDS:
             text: object = getattr(entity, name, None)
             if name != "title" and text:
                 self.rendered(entity, name, inline=name != "body")
         if isinstance(entity, Term):
             self.plain(entity, "definition")
-        if isinstance(entity, Source):
-            self.citations.full(entity)
-            self.fragment("source", entity)
-        elif isinstance(entity, Chapter):
+        if isinstance(entity, Chapter):
             self.fragment("chapter", entity)
-        else:
+        elif not isinstance(entity, Source):
             self.fragment("item", entity)  # "where the record uses it"
         if isinstance(entity, Term):
             self.fragment("link", entity)  # "related terms"
@@ -232,6 +239,15 @@ class SiteView:
         if found is None:
             found = self._backlinks_of[entity.key] = self._backlinks(entity)
         return found
+
+    def used_by(self, entity: Entity) -> list[tuple[str, str, str]]:
+        """Its backlinks as a 'Used by' line lists them: (what each is, where the record
+        has one; its URL, or ''; its name), chapters first, then items, then sources."""
+        links = self.backlinks(entity)
+        line = [("", self.url(c), self.chapter_label(c)) for c in links.book]
+        line += [(self.label(e), self.url(e), e.title) for e in links.record]
+        line += [("", self.url(s), self.citations.short(s)) for s in links.sources]
+        return line
 
     def roles(self, party: Entity) -> list[tuple[Campus, CampusParty]]:
         return self._roles.get(party.id, [])
