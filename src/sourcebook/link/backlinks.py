@@ -45,6 +45,7 @@ class BacklinkIndex:
         self.record = record
         self.graph = graph
         self._by_first_chapter: dict[str, list[Term]] = {}
+        self._ranks: dict[Key, tuple] = {}
         for term in record.of("term"):
             if isinstance(term, Term) and term.chapters:
                 self._by_first_chapter.setdefault(term.chapters[0], []).append(term)
@@ -52,35 +53,50 @@ class BacklinkIndex:
             terms.sort(key=sort_key)
 
     def __call__(self, entity: Entity) -> Backlinks:
+        own = entity.key
+        get = self.record.get
         users: dict[Key, Entity] = {}
-        for ref in self.graph.incoming(entity.key):
-            if ref.source != entity.key and ref.field != "same_as":
-                user = self.record.get(*ref.source)
+        for ref in self.graph.incoming(own):
+            source = ref.source
+            if source != own and source not in users and ref.field != "same_as":
+                user = get(*source)
                 if user is not None:
-                    users[user.key] = user
+                    users[source] = user
+        is_term = isinstance(entity, Term)
+        chapters: dict[Key, Chapter] = {}
+        sources: list[Source] = []
+        others: list[Entity] = []
+        for key, user in users.items():
+            if isinstance(user, Chapter):
+                chapters[key] = user
+            elif isinstance(user, Source):
+                sources.append(user)
+            elif not (is_term and isinstance(user, Term)):
+                others.append(user)
         result = Backlinks()
-        chapters = {c.key: c for c in users.values() if isinstance(c, Chapter)}
         if isinstance(entity, Term):
             for chapter_id in entity.chapters:
-                chapter = self.record.get("chapter", chapter_id)
+                chapter = get("chapter", chapter_id)
                 if isinstance(chapter, Chapter):
                     chapters[chapter.key] = chapter
             result.related = self.related_terms(entity)
-        result.book = sorted(chapters.values(), key=sort_key)
-        result.sources = sorted(
-            (s for s in users.values() if isinstance(s, Source)),
-            key=lambda s: (s.category.value, s.id),
-        )
-        skip_terms = isinstance(entity, Term)
-        result.record = sorted(
-            (
-                u
-                for u in users.values()
-                if not isinstance(u, (Chapter, Source)) and not (skip_terms and isinstance(u, Term))
-            ),
-            key=lambda u: (_KIND_ORDER[u.KIND], sort_key(u)),
-        )
+        result.book = sorted(chapters.values(), key=self._rank)
+        result.sources = sorted(sources, key=self._rank)
+        result.record = sorted(others, key=self._rank)
         return result
+
+    def _rank(self, entity: Entity) -> tuple:
+        """Where the entity stands in a list of backlinks: by kind, then `sort_key`; a
+        source by category, then id. Worked out once per entity, as every entity it links
+        to lists it."""
+        rank = self._ranks.get(entity.key)
+        if rank is None:
+            if isinstance(entity, Source):
+                rank = (entity.category.value, entity.id)
+            else:
+                rank = (_KIND_ORDER[entity.KIND], sort_key(entity))
+            self._ranks[entity.key] = rank
+        return rank
 
     def related_terms(self, term: Term) -> list[Term]:
         chosen: dict[str, Term] = {}
