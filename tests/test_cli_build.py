@@ -13,6 +13,8 @@ from site_fixtures import write_record
 
 from sourcebook.publish.site.swap import MARK
 
+INIT_FOLDERS = {"chapters", "parties", "people", "sources", "terms"}
+
 
 def test_build_writes_the_site_into_the_record(tmp_path: Path) -> None:
     root = write_record(tmp_path / "record")
@@ -79,6 +81,11 @@ def test_init_writes_a_record_that_checks_and_builds_clean(tmp_path: Path) -> No
     assert run("build", str(tmp_path / "my-book"), "-q").returncode == 0
     html = (tmp_path / "my-book" / "_site" / "glossary" / "backlink.html").read_text()
     assert "<title>Backlink: what it means · My Book · MY BOOK</title>" in html
+    # What build and check leave in the record (the site, their caches) git ignores.
+    ignored = (tmp_path / "my-book" / ".gitignore").read_text().splitlines()
+    assert "_site/" in ignored and ".sourcebook-cache/" in ignored
+    made = {p.name for p in (tmp_path / "my-book").iterdir()} - {"_site", ".sourcebook-cache"}
+    assert made == {".gitignore", "README.md", "sourcebook.toml", *INIT_FOLDERS}
 
 
 def test_init_titles_are_escaped_in_settings(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The small record `sourcebook init` writes: every file here but this one, filled in.
+"""The small record `sourcebook init` writes: every file here but this one, filled in;
+`gitignore` is written as `.gitignore` (a packaged file is not hidden).
 
 `$title`, `$house` and `$closes` in the files are replaced (string.Template), and the
 record closes on the day it is written, so that nothing in it is dated after its close.
@@ -12,6 +13,7 @@ from pathlib import Path
 from string import Template
 
 HERE = Path(__file__).parent
+GITIGNORE = "gitignore"
 
 
 class InitError(Exception):
@@ -22,7 +24,9 @@ def template_files() -> list[Path]:
     return sorted(
         p
         for p in HERE.rglob("*")
-        if p.is_file() and p.suffix in (".md", ".toml") and "__pycache__" not in p.parts
+        if p.is_file()
+        and (p.suffix in (".md", ".toml") or p.name == GITIGNORE)
+        and "__pycache__" not in p.parts
     )
 
 
@@ -41,7 +45,7 @@ def write_template(target: Path, title: str, house: str, today: date | None = No
         relative = source.relative_to(HERE)
         text = source.read_text(encoding="utf-8")
         filled = Template(text).safe_substitute(toml_values if source.suffix == ".toml" else values)
-        path = target / relative
+        path = target / (".gitignore" if relative.name == GITIGNORE else relative)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(filled, encoding="utf-8")
         written.append(path)

@@ -20,14 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import (
+    BytecodeCache,
     ChoiceLoader,
     Environment,
+    FileSystemBytecodeCache,
     FileSystemLoader,
     PrefixLoader,
     StrictUndefined,
     select_autoescape,
 )
 
+from sourcebook.library.read import CACHE_FOLDER
 from sourcebook.publish.site import api
 from sourcebook.publish.site.pages import Page
 from sourcebook.publish.site.urls import Urls
@@ -60,9 +63,23 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
         lstrip_blocks=True,
         auto_reload=False,
         cache_size=-1,
+        bytecode_cache=_compiled_templates(record_root),
     )
     env.globals.update(globals_)
     return env
+
+
+def _compiled_templates(record_root: Path) -> BytecodeCache | None:
+    """Templates compiled by an earlier build, in the record's git-ignored cache: compiling
+    them all takes a build a quarter of a second. Jinja keys each by its source's checksum,
+    so an edited or overriding template is compiled afresh. None where the record is
+    read-only."""
+    folder = record_root / CACHE_FOLDER / "templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return FileSystemBytecodeCache(str(folder))
 
 
 def copy_static(record_root: Path, out: Path, urls: Urls) -> None:
