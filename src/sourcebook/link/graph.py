@@ -69,6 +69,8 @@ class Graph:
     """Curly-quoted spans marked as not the source's words: (owner, mark, pos)."""
     _incoming: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
     _outgoing: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
+    matcher: NameMatcher | None = None
+    """The names of the record that linking looked for, for whatever looks again (the site)."""
 
     def add(self, ref: Ref) -> None:
         self.refs.append(ref)
@@ -98,8 +100,8 @@ def build_matcher(record: Record) -> NameMatcher:
 
 @collector_paused()
 def link_record(record: Record) -> Graph:
-    graph = Graph()
     matcher = build_matcher(record)
+    graph = Graph(matcher=matcher)
     entities = list(record)
     for found in _linked(entities, record, matcher):
         for ref in found.refs:

@@ -79,7 +79,7 @@ class SiteView:
         self.nav = nav
         self.citations = Citations(record)
         self.prose_renderer = ProseRenderer(
-            record, urls, build_matcher(record), self.citations.short
+            record, urls, graph.matcher or build_matcher(record), self.citations.short
         )
         self.citations.annotation = lambda source: self.rendered(source, "annotation", True)
         self.citations.disclose = self.disclosed
