@@ -168,7 +168,8 @@ def test_the_book_line_leaves_out_what_settings_do_not_say() -> None:
 WORDS = ["cluster", "Clusters", "xAI", "One machine", "the", "2026.", "(a)", "“so”", "’s", '"x"']
 MARKS = ["[[cluster]]", "[[party:xai|them]]", "[@sa-essay, p. 3]", "[@sa-essay; @x]"]
 MARKS += ["[“a\nb”]{.scare}", "[“x”]{.title}", "[[colossus-2]]", "[@nobody]"]
-ODD = list("[]@{}|-+=1.)\n ") + ["[[", "]]", "  \n", "\n\n"]
+MARKS += ["`a-b`", "` x `", "`  `", "`<&\"'>`", "``x``", "`[[cluster]]`", "[[a`b]]", "a#b"]
+ODD = list("[]@{}|-+=1.)\n `#") + ["[[", "]]", "  \n", "\n\n"]
 PROSE = st.lists(
     st.one_of(
         st.sampled_from(WORDS),

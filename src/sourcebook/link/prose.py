@@ -102,10 +102,14 @@ def citations(text: str) -> list[Citation]:
 def _citations(matches: Iterable[re.Match[str]]) -> list[Citation]:
     out = []
     for m in matches:
-        for item in CITATION_ITEM.finditer(m[1]):
-            locator = item[2].strip() if item[2] else None
-            out.append(Citation(m.start(), m.end(), item[1], locator))
+        for source, locator in cited(m[1]):
+            out.append(Citation(m.start(), m.end(), source, locator))
     return out
+
+
+def cited(inside: str) -> list[tuple[str, str | None]]:
+    """(source, locator) of each item between one citation's brackets."""
+    return [(m[1], m[2].strip() if m[2] else None) for m in CITATION_ITEM.finditer(inside)]
 
 
 def marked_spans(text: str) -> list[MarkedSpan]:
@@ -143,6 +147,11 @@ def _quotes(text: str, marked_spans: list[MarkedSpan], cites: list[Citation]) ->
 def masked_regions(text: str) -> list[tuple[int, int]]:
     """Spans of code, URLs, wiki links and citations: no mention is found inside them."""
     return _masked(text, WIKI_LINK.finditer(text), CITATION.finditer(text))
+
+
+def may_mask(text: str) -> bool:
+    """Whether `masked_regions` may find any: each region holds one of these."""
+    return "[" in text or "`" in text or _may_hold_url(text)
 
 
 def _may_hold_url(text: str) -> bool:

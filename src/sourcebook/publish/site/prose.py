@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from sourcebook.link import prose as marks
 from sourcebook.link.names import NameMatcher
@@ -34,34 +35,65 @@ Key = tuple[str, str]
 SAFE_SCHEMES = {"http", "https", "mailto"}
 _SCHEME = re.compile(r"^\s*([a-z][a-z0-9+.\-]*):", re.I)
 _KIND_RANK = {k.name: i for i, k in enumerate(KINDS)}
-MARKDOWN = re.compile(r"[][*_`<>&\\~#|\r\0\t]|(?:^|\n)(?:[ \-+=]|\d{1,9}[.)](?: |\n|$))| (?:\n|$)")
-"""Anything Markdown might read as markup: text without it takes a faster, equal path."""
+MARKUP_CHARS = re.compile(r"[][*_`<>&\\~|\r\0\t]")
+"""Characters Markdown might read as markup wherever they stand."""
+LINE_MARKUP = re.compile(r"[ \-+=#]|\d{1,9}[.)](?: |\n|$)")
+"""What Markdown might read as markup at the start of a line."""
+NEW_LINE_MARKUP = re.compile(rf"\n(?:{LINE_MARKUP.pattern})")
 OWN_MARKS = re.compile(
     rf"(?P<wiki>{marks.WIKI_LINK.pattern})|(?P<marked>{marks.MARKED_SPAN.pattern})"
-    rf"|(?P<cite>{marks.CITATION.pattern})"
+    rf"|(?P<cite>{marks.CITATION.pattern})|(?P<code>`[^`\n]+`(?!`))"
 )
-"""Wiki links, marked spans and citations, tried in the order the inline rules try them."""
-
-
-MASKABLE = re.compile(r"`|://|www\.|\]\(|\[", re.I)
-"""What every region masked from mentions (code, URLs, wiki links, citations) contains."""
-
-
-_SCAN = re.compile(rf"(?P<own>{OWN_MARKS.pattern})|{MARKDOWN.pattern}")
+"""The marks the fast path renders, tried in the order the inline rules try them: wiki
+links, marked spans, citations, and code spans between single backticks."""
+_MARK_OPENING = re.compile(r"[\[`]")
 
 
 def needs_markdown(text: str) -> bool:
-    """Whether `text` holds Markdown beyond our own marks (which the fast path renders).
+    """Whether `text` holds Markdown beyond the marks of OWN_MARKS (the fast path's).
 
     A mark that spans lines, or a citation of nothing, counts as Markdown: the fast path
-    would read it otherwise than the inline rules do.
+    would read it otherwise than the inline rules do. Text without any takes that faster,
+    equal path.
     """
-    for found in _SCAN.finditer(text):
-        if found["own"] is None or "\n" in found[0]:
+    if "[" in text or "`" in text:
+        found = own_marks(text)
+        if found is None or not all(map(_plain_mark, found)):
             return True
-        if found["cite"] and not marks.citations(found["cite"]):
-            return True
-    return False
+        # A letter stands in for each mark: no pattern below reads one across it.
+        text = "x".join(_between(text, found))
+    return (
+        MARKUP_CHARS.search(text) is not None
+        or LINE_MARKUP.match(text) is not None
+        or NEW_LINE_MARKUP.search(text) is not None
+        or " \n" in text  # a space that ends a line, or the text, may be a hard break
+        or text.endswith(" ")
+    )
+
+
+def own_marks(text: str) -> list[re.Match[str]] | None:
+    """The marks in `text` as `OWN_MARKS.finditer` finds them, or None if a bracket or
+    backtick opens none. Only those are tried: the pattern alone would try every character.
+    """
+    found = []
+    opening = _MARK_OPENING.search(text)
+    while opening is not None:
+        mark = OWN_MARKS.match(text, opening.start())
+        if mark is None:
+            return None
+        found.append(mark)
+        opening = _MARK_OPENING.search(text, mark.end())
+    return found
+
+
+def _plain_mark(found: re.Match[str]) -> bool:
+    return "\n" not in found[0] and not (found["cite"] and not marks.cited(found["cite"][1:-1]))
+
+
+def _between(text: str, found: list[re.Match[str]]) -> list[str]:
+    """The text before, between and after the marks."""
+    cuts = [0, *(i for mark in found for i in mark.span()), len(text)]
+    return [text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
 
 
 def safe_link(url: str) -> bool:
@@ -92,6 +124,10 @@ class ProseRenderer:
         self.matcher = matcher
         self.cite_label = cite_label
         self.md = _markdown(self)
+        self._links: dict[Key, tuple[str, str | None]] = {}
+        """Per entity: the opening tag of a link to it ("" if it has no page), its term id."""
+        self._cited: dict[str, str] = {}
+        """Per source id: its short citation, linked."""
 
     def block(self, text: str, owner: Key | None = None) -> Rendered:
         """Paragraphs, lists and headings: a body."""
@@ -117,27 +153,31 @@ class ProseRenderer:
         return Rendered(Markup(html), frozenset(env["terms"]))
 
     def _plain(self, text: str, env: dict[str, Any]) -> str:
-        """Text whose only markup is our own, rendered as markdown-it would, faster."""
-        lines = []
-        for line in text.split("\n"):
-            parts: list[str] = []
-            cursor = 0
-            for found in OWN_MARKS.finditer(line):
-                parts += self._text(line[cursor : found.start()], env)
-                parts.append(self._own_mark(found, env))
-                cursor = found.end()
-            parts += self._text(line[cursor:], env)
-            lines.append("".join(parts))
-        return "\n".join(lines)
+        """Text whose only markup is marks of OWN_MARKS, rendered as markdown-it would, faster."""
+        return "\n".join(self._line(line, env) for line in text.split("\n"))
 
-    def _text(self, text: str, env: dict[str, Any]) -> list[str]:
-        out = []
-        for content, key in _pieces(text, self.matcher, env["owner"]):
-            if key is None:
-                out.append(content.replace('"', "&quot;"))
-            else:
-                out.append(self.link_to(key, escape(content), env))
-        return out
+    def _line(self, line: str, env: dict[str, Any]) -> str:
+        if "[" not in line and "`" not in line:
+            return self._text(line, env)
+        parts = []
+        cursor = 0
+        for found in own_marks(line) or ():  # never None: needs_markdown said so
+            parts.append(self._text(line[cursor : found.start()], env))
+            parts.append(self._own_mark(found, env))
+            cursor = found.end()
+        parts.append(self._text(line[cursor:], env))
+        return "".join(parts)
+
+    def _text(self, text: str, env: dict[str, Any]) -> str:
+        """Text without markup, each name in it a link."""
+        parts = []
+        cursor = 0
+        for start, end, key in _named(text, self.matcher, env["owner"]):
+            parts.append(text[cursor:start].replace('"', "&quot;"))
+            parts.append(self.link_to(key, _escape(text[start:end]), env))
+            cursor = end
+        parts.append(text[cursor:].replace('"', "&quot;"))
+        return "".join(parts)
 
     def _own_mark(self, found: re.Match, env: dict[str, Any]) -> str:
         if found["wiki"]:
@@ -145,42 +185,74 @@ class ProseRenderer:
             return self.wiki({"target": link.target, "kind": link.kind, "shown": link.shown}, env)
         if found["marked"]:
             span = marks.marked_spans(found["marked"])[0]
-            return Markup(f'<span class="{span.mark}">{escape(span.text)}</span>')
-        items = [(c.source, c.locator) for c in marks.citations(found["cite"])]
-        return self.citation(items)
+            return f'<span class="{span.mark}">{_escape(span.text)}</span>'
+        if found["code"]:
+            return f"<code>{escapeHtml(_code(found['code'][1:-1]))}</code>"
+        return self.citation(marks.cited(found["cite"][1:-1]))
 
     # Rendering the tokens the rules below produce.
 
-    def link_to(self, key: Key, inner: Markup, env: dict) -> Markup:
+    def link_to(self, key: Key, inner: str, env: dict) -> str:
         """A link to the entity; `inner` is HTML already (escaped text, usually)."""
+        link = self._links.get(key)
+        if link is None:
+            link = self._links[key] = self._link(key)
+        opening, term = link
+        if not opening:
+            return inner
+        if term is not None:
+            env["terms"].add(term)
+        return f"{opening}{inner}</a>"
+
+    def _link(self, key: Key) -> tuple[str, str | None]:
         entity = self.record.get(*key)
         url = self.urls.page_of(entity) if entity is not None else None
         if entity is None or url is None:
-            return inner
-        href = escape(url)
+            return "", None
         if entity.KIND == "term":
-            env["terms"].add(entity.id)
-            return Markup(f'<a class="mention term" href="{href}">{inner}</a>')
-        return Markup(f'<a class="mention" href="{href}">{inner}</a>')
+            return f'<a class="mention term" href="{_escape(url)}">', entity.id
+        return f'<a class="mention" href="{_escape(url)}">', None
 
-    def wiki(self, meta: dict, env: dict) -> Markup:
+    def wiki(self, meta: dict, env: dict) -> str:
         key = _resolve(self.record, meta["kind"], meta["target"])
         entity = self.record.get(*key) if key else None
         if entity is None:
-            return escape(meta["shown"] or meta["target"])
-        return self.link_to(entity.key, escape(meta["shown"] or entity.title), env)
+            return _escape(meta["shown"] or meta["target"])
+        return self.link_to(entity.key, _escape(meta["shown"] or entity.title), env)
 
-    def citation(self, items: list[tuple[str, str | None]]) -> Markup:
+    def citation(self, items: list[tuple[str, str | None]]) -> str:
         parts = []
         for source_id, locator in items:
-            source = self.record.get("source", source_id)
-            if source is None:
-                parts.append(str(escape(f"@{source_id}")))
-                continue
-            href, label = escape(self.urls.entity(source)), escape(self.cite_label(source))
-            part = f'<a href="{href}">{label}</a>'
-            parts.append(f"{part}, {escape(locator)}" if locator else part)
-        return Markup(f'<span class="citation">({"; ".join(parts)})</span>')
+            cited = self._cited.get(source_id)
+            if cited is None:
+                cited = self._cited[source_id] = self._cite(source_id)
+            parts.append(f"{cited}, {_escape(locator)}" if locator else cited)
+        return f'<span class="citation">({"; ".join(parts)})</span>'
+
+    def _cite(self, source_id: str) -> str:
+        source = self.record.get("source", source_id)
+        if source is None:
+            return _escape(f"@{source_id}")
+        href, label = _escape(self.urls.entity(source)), _escape(self.cite_label(source))
+        return f'<a href="{href}">{label}</a>'
+
+
+def _code(inside: str) -> str:
+    """A code span's text: CommonMark takes one space off each end, if both have one."""
+    if inside.startswith(" ") and inside.endswith(" ") and inside.strip(" "):
+        return inside[1:-1]
+    return inside
+
+
+def _escape(text: str) -> str:
+    """What markupsafe.escape gives, as a plain str: no Markup made for each piece."""
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("'", "&#39;")
+        .replace('"', "&#34;")
+    )
 
 
 def _resolve(record: Record, kind: str | None, target: str) -> Key | None:
@@ -236,17 +308,17 @@ def _marked_meta(found: re.Match) -> dict:
 
 
 def _cite_meta(found: re.Match) -> dict | None:
-    items = [(c.source, c.locator) for c in marks.citations(found[0])]
+    items = marks.cited(found[1])
     return {"items": items} if items else None
 
 
 def _render_marked(r: RendererHTML, tokens: list[Token], i: int, o: Any, env: Any) -> str:
     meta = tokens[i].meta
-    return Markup('<span class="{}">{}</span>').format(meta["mark"], meta["text"])
+    return f'<span class="{_escape(meta["mark"])}">{_escape(meta["text"])}</span>'
 
 
 def _render_mention(renderer: ProseRenderer, token: Token, env: dict) -> str:
-    return renderer.link_to(token.meta["key"], escape(token.content), env)
+    return renderer.link_to(token.meta["key"], _escape(token.content), env)
 
 
 def _shift_headings(state: StateCore) -> None:
@@ -293,24 +365,41 @@ def _split(token: Token, matcher: NameMatcher, owner: Key | None) -> list[Token]
 
 def _pieces(text: str, matcher: NameMatcher, owner: Key | None) -> list[tuple[str, Key | None]]:
     """The text cut around the names found in it: (text, None) or (name, its entity)."""
-    if not text:
-        return [(text, None)]
-    masked = marks.masked_regions(text) if MASKABLE.search(text) else []
-    found = matcher.find(text, masked)
     out: list[tuple[str, Key | None]] = []
     cursor = 0
-    for mention in found:
-        targets = [t for t in mention.targets if t != owner]
-        if not targets:
-            continue
-        if mention.start > cursor:
-            out.append((text[cursor : mention.start], None))
-        key = min(targets, key=lambda t: (_KIND_RANK.get(t[0], 99), t[1]))
-        out.append((text[mention.start : mention.end], key))
-        cursor = mention.end
+    for start, end, key in _named(text, matcher, owner):
+        if start > cursor:
+            out.append((text[cursor:start], None))
+        out.append((text[start:end], key))
+        cursor = end
     if cursor < len(text) or not out:
         out.append((text[cursor:], None))
     return out
+
+
+def _named(text: str, matcher: NameMatcher, owner: Key | None) -> list[tuple[int, int, Key]]:
+    """Where the text names an entity other than `owner`, and which: (start, end, key)."""
+    if not text:
+        return []
+    masked = marks.masked_regions(text) if marks.may_mask(text) else []
+    out = []
+    for mention in matcher.find(text, masked):
+        key = _choice(mention.targets, owner)
+        if key is not None:
+            out.append((mention.start, mention.end, key))
+    return out
+
+
+def _choice(targets: tuple[Key, ...], owner: Key | None) -> Key | None:
+    """Of the entities a name stands for, the one it links to: not the owner; the first
+    kind (in the order of KINDS), then the first id."""
+    if len(targets) == 1:  # as nearly every name
+        return None if targets[0] == owner else targets[0]
+    return min((t for t in targets if t != owner), key=_rank, default=None)
+
+
+def _rank(key: Key) -> tuple[int, str]:
+    return _KIND_RANK.get(key[0], 99), key[1]
 
 
 def _text(content: str) -> Token:
