@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from jinja2 import Environment
 from markupsafe import Markup, escape
 
-from sourcebook.derive import Derived
+from sourcebook.derive import Derived, Timeline, TimelinePoint
 from sourcebook.derive.figures import Placed
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
 from sourcebook.link.graph import Graph, build_matcher
@@ -95,6 +95,7 @@ class SiteView:
         self._page_url = ""
         self._page_terms: set[str] = set()
         self._fragments: dict[tuple[str, tuple[str, str]], Rendered] = {}
+        self._used_by_html: dict[tuple[str, str], str] = {}
         self._nav: Markup | None = None
         self.env: Environment | None = None
         """The templates, for fragments; set by the build once it has made them."""
@@ -123,8 +124,11 @@ class SiteView:
         return Markup(str(self._nav).replace(mark, mark[:-1] + ' aria-current="page">', 1))
 
     def fragments(self, name: str, entities: list[Entity]) -> Markup:
-        """`fragment` for each entity, one after the other."""
-        return Markup("\n".join([self.fragment(name, e) for e in entities]))
+        """`fragment` for each entity, one after the other, placed on the page as one."""
+        found = [self._fragment(name, e) for e in entities]
+        for rendered in found:
+            self._page_terms |= rendered.terms
+        return self._unlinked(Markup("\n".join([f.html for f in found])))
 
     def definitions(self) -> Markup:
         """JSON for the page's hover script: each linked term's URL → its definition."""
@@ -178,6 +182,9 @@ class SiteView:
 
     def fragment(self, name: str, entity: Entity) -> Markup:
         """`fragments/<name>.html` rendered for `entity`, once per build: a list's item."""
+        return self._place(self._fragment(name, entity))
+
+    def _fragment(self, name: str, entity: Entity) -> Rendered:
         key = (name, entity.key)
         cached = self._fragments.get(key)
         if cached is None:
@@ -190,7 +197,7 @@ class SiteView:
                 cached = self._fragments[key] = Rendered(html, frozenset(self._page_terms))
             finally:
                 self._page_url, self._page_terms = page_url, page_terms
-        return self._place(cached)
+        return cached
 
     def cite(self, source: Source) -> Markup:
         return self._place(self.citations.full(source))
@@ -198,9 +205,12 @@ class SiteView:
     def _place(self, rendered: Rendered) -> Markup:
         """Prose as it stands on this page: its terms noted, links to the page itself undone."""
         self._page_terms |= rendered.terms
-        text = rendered.html
+        return self._unlinked(rendered.html)
+
+    def _unlinked(self, text: Markup) -> Markup:
+        """Links to the page itself undone."""
         if self._page_url and f'href="{self._page_url}"' in text:
-            text = Markup(unlink(str(text), self._page_url))
+            return Markup(unlink(str(text), self._page_url))
         return text
 
     # Work done once per build, which worker processes can share out.
@@ -243,11 +253,32 @@ class SiteView:
     def used_by(self, entity: Entity) -> list[tuple[str, str, str]]:
         """Its backlinks as a 'Used by' line lists them: (what each is, where the record
         has one; its URL, or ''; its name), chapters first, then items, then sources."""
+        return [self._user(user) for user in self._users_of(entity)]
+
+    def used_by_line(self, entity: Entity) -> Markup:
+        """`used_by` as the line shows it: 'Term <a …>Name</a>; …'. A source category
+        lists thousands of users, many of them more than once: each is escaped once."""
+        return Markup("; ".join([self._user_html(user) for user in self._users_of(entity)]))
+
+    def _users_of(self, entity: Entity) -> list[Entity]:
         links = self.backlinks(entity)
-        line = [("", self.url(c), self.chapter_label(c)) for c in links.book]
-        line += [(self.label(e), self.url(e), e.title) for e in links.record]
-        line += [("", self.url(s), self.citations.short(s)) for s in links.sources]
-        return line
+        return [*links.book, *links.record, *links.sources]
+
+    def _user(self, user: Entity) -> tuple[str, str, str]:
+        if isinstance(user, Chapter):
+            return "", self.url(user), self.chapter_label(user)
+        if isinstance(user, Source):
+            return "", self.url(user), self.citations.short(user)
+        return self.label(user), self.url(user), user.title
+
+    def _user_html(self, user: Entity) -> str:
+        found = self._used_by_html.get(user.key)
+        if found is None:
+            label, url, name = self._user(user)
+            shown = f'<a href="{escape(url)}">{escape(name)}</a>' if url else escape(name)
+            found = f"{escape(label)} {shown}" if label else shown
+            self._used_by_html[user.key] = found
+        return found
 
     def roles(self, party: Entity) -> list[tuple[Campus, CampusParty]]:
         return self._roles.get(party.id, [])
@@ -354,6 +385,33 @@ class SiteView:
             p.figure for i, f in enumerate(figures) if (p := Placed(owner, i, f)).id == figure_id
         )
 
+    def figure_rows(self, owner: Entity, timeline: Timeline) -> Markup:
+        """A figures table's rows, a point each, escaped: a campus has dozens of cells, too
+        many for a template's call and escape per cell."""
+        figures = _figures_by_id(owner)
+        rows = [self._figure_row(figures[p.figure], p, timeline.unit) for p in timeline.points]
+        return Markup("".join(rows))
+
+    def _figure_row(self, figure: Figure, point: TimelinePoint, unit: str) -> str:
+        shown = escape(self.figure(figure))
+        if point.unit != unit and point.shown_value is not None:
+            as_of = escape(self.computed.shown(point.shown_value, unit))
+            shown = Markup(f'{shown}<span class="as-of">{as_of}</span>')
+        source = self.entity("source", point.source)
+        grade = escape(point.grade)
+        said = ""
+        if source:
+            cited = escape(self.citations.short(source))
+            said = f': <a href="{escape(self.url(source))}">{cited}</a>'
+        return (
+            f'<tr id="figure-{escape(point.figure)}">\n'
+            f'<th scope="row">{escape(day(point.as_of))}</th>\n'
+            f'<td class="number">{shown}</td>\n'
+            f"<td>{escape(point.status)}</td>\n"
+            f'<td><span class="grade grade-{grade}">{grade}</span>{said}{_carried(figure)}\n'
+            "</td>\n</tr>\n"
+        )
+
     def latest(self, campus: Campus, what: str) -> Figure | None:
         """The campus's power ('power') or chips ('chips') as far as the record has them.
 
@@ -427,6 +485,24 @@ def _roles_by_party(record: Record) -> dict[str, list[tuple[Campus, CampusParty]
         for entry in campus.parties:
             roles[entry.party].append((campus, entry))
     return roles
+
+
+def _figures_by_id(owner: Entity) -> dict[str, Figure]:
+    """The owner's figures by the ids the compiled record gives them (see `figure_of`)."""
+    figures = getattr(owner, "figures", [])
+    return {Placed(owner, i, f).id: f for i, f in enumerate(figures)}
+
+
+def _carried(item: Figure) -> str:
+    """What carries a number, escaped, as the `carried` macro shows it."""
+    parts = []
+    if item.quote:
+        parts.append(f'<q class="figure-quote">{escape(item.quote)}</q>')
+    if item.method:
+        parts.append(f'<span class="figure-note">Method: {escape(item.method)}</span>')
+    if item.note:
+        parts.append(f'<span class="figure-note">{escape(item.note)}</span>')
+    return "".join(parts)
 
 
 def unlink(html: str, url: str) -> str:
