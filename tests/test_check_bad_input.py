@@ -5,12 +5,9 @@ from __future__ import annotations
 import os
 import re
 import string
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from conftest import SETTINGS, codes
+from conftest import SETTINGS, codes, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,16 +15,6 @@ from sourcebook.pipeline import check
 from sourcebook.read import RecordError
 
 LINE = re.compile(r"^\S+:\d+:\d+: (error|warning) [A-Z]\d{3} .+$")
-
-
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sourcebook", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def test_non_utf8_file_points_at_the_bad_byte(make_record):
@@ -67,7 +54,7 @@ def test_dangling_symbolic_link(make_record):
 def test_folder_without_settings(tmp_path):
     with pytest.raises(RecordError, match="no sourcebook.toml"):
         check(tmp_path)
-    result = run_cli("check", str(tmp_path))
+    result = run("check", str(tmp_path))
     assert result.returncode == 2
     assert result.stderr.strip().startswith("error: ")
     assert len(result.stderr.strip().splitlines()) == 1
@@ -75,7 +62,7 @@ def test_folder_without_settings(tmp_path):
 
 
 def test_missing_folder():
-    result = run_cli("check", "/nonexistent/record")
+    result = run("check", "/nonexistent/record")
     assert result.returncode == 2 and "no such folder" in result.stderr
 
 
@@ -184,7 +171,7 @@ def test_broken_records_through_the_cli(make_record):
             "sources/d.md": "",
         }
     )
-    result = run_cli("check", str(root))
+    result = run("check", str(root))
     assert result.returncode == 1
     assert "Traceback" not in result.stdout + result.stderr
     lines = [x for x in result.stdout.splitlines() if x and not x.startswith("  hint:")]

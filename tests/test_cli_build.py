@@ -8,7 +8,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from conftest import run
+from conftest import BUNDLED, run
 from site_fixtures import write_record
 
 from sourcebook.publish.site.swap import MARK
@@ -139,47 +139,10 @@ def test_serve_refuses_a_folder_that_is_not_a_record(tmp_path: Path) -> None:
     assert "not a record" in result.stderr
 
 
-def test_build_as_of_a_day_before_the_record_closes(tmp_path):
-    import subprocess
-    import sys
-
-    from conftest import BUNDLED
-
+def test_build_as_of_a_day_before_the_record_closes(tmp_path: Path) -> None:
     out = tmp_path / "site"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sourcebook",
-            "build",
-            str(BUNDLED),
-            "--out",
-            str(out),
-            "--quiet",
-            "--as-of",
-            "2025-06-01",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run("build", str(BUNDLED), "--out", str(out), "--quiet", "--as-of", "2025-06-01")
     assert result.returncode == 0, result.stdout + result.stderr
     assert (out / "vol1" / "glossary" / "cluster.html").is_file()
-    late = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sourcebook",
-            "build",
-            str(BUNDLED),
-            "--out",
-            str(out),
-            "--quiet",
-            "--as-of",
-            "2027-01-01",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    late = run("build", str(BUNDLED), "--out", str(out), "--quiet", "--as-of", "2027-01-01")
     assert late.returncode == 2 and "error:" in late.stderr

@@ -3,20 +3,8 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
-from conftest import term
-
-
-def run(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "sourcebook", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
+from conftest import run, term
 
 
 def test_clean_record_exits_0(make_record):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import bisect
 import multiprocessing
-import os
 import re
-import threading
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +18,7 @@ from sourcebook.model.base import Entity
 from sourcebook.model.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
+from sourcebook.workers import worker_count
 
 Key = tuple[str, str]
 _NEWLINE = re.compile("\n")
@@ -151,16 +150,8 @@ def _linked(entities: Sequence[Entity], record: Record, matcher: NameMatcher) ->
 
 
 def _jobs(entities: int) -> int:
-    """Worker processes: one per core for a large record, none for a small one.
-
-    A process with other threads (the server) never forks: a fork copies locks held by
-    threads that do not exist in the child.
-    """
-    if entities < PARALLEL_FROM or threading.active_count() > 1:
-        return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return max(1, min(os.cpu_count() or 1, 8))
+    """Worker processes: one per core for a large record, none for a small one."""
+    return worker_count(entities, PARALLEL_FROM)
 
 
 _JOB: tuple[Sequence[Entity], Record, NameMatcher] | None = None

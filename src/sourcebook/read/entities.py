@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from itertools import chain
@@ -21,6 +20,7 @@ from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, did_you_mean
 from sourcebook.model.base import ID_PATTERN, Entity, Place
 from sourcebook.model.kinds import KINDS, Kind
 from sourcebook.read.frontmatter import FrontMatterError, Path_, parse
+from sourcebook.workers import worker_count
 
 PARALLEL_FROM = 2000
 """Files below which a record is read in this process: starting workers costs more."""
@@ -73,16 +73,8 @@ def _read(file: EntityFile, max_bytes: int) -> tuple[Entity | None, list[Diagnos
 
 
 def _jobs(files: int) -> int:
-    """Worker processes: one per core for a large record, none for a small one.
-
-    A process with other threads (the server) never forks: a fork copies locks held by
-    threads that do not exist in the child.
-    """
-    if files < PARALLEL_FROM or threading.active_count() > 1:
-        return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return max(1, min(os.cpu_count() or 1, 8))
+    """Worker processes: one per core for a large record, none for a small one."""
+    return worker_count(files, PARALLEL_FROM)
 
 
 _JOB: tuple[Sequence[EntityFile], int] | None = None

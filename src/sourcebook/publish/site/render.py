@@ -13,7 +13,6 @@ import gc
 import multiprocessing
 import os
 import shutil
-import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -34,6 +33,7 @@ from sourcebook.library.read import CACHE_FOLDER
 from sourcebook.publish.site import api
 from sourcebook.publish.site.pages import Page
 from sourcebook.publish.site.urls import Urls
+from sourcebook.workers import worker_count
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
@@ -225,16 +225,8 @@ def _own_template(name: str) -> bool:
 
 
 def default_jobs(pages: int) -> int:
-    """Worker processes for a build: one per core for a large site, none for a small one.
-
-    A process with other threads (the server) never forks: a fork copies locks held by
-    threads that do not exist in the child.
-    """
-    if pages < PARALLEL_FROM or threading.active_count() > 1:
-        return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return max(1, min(os.cpu_count() or 1, 8))
+    """Worker processes for a build: one per core for a large site, none for a small one."""
+    return worker_count(pages, PARALLEL_FROM)
 
 
 def write_pages(
