@@ -28,6 +28,7 @@ from sourcebook.model.kinds import (
     CampusParty,
     Chapter,
     Figure,
+    Parameter,
     Party,
     Source,
     Term,
@@ -250,14 +251,10 @@ class SiteView:
             found = self._backlinks_of[entity.key] = self._backlinks(entity)
         return found
 
-    def used_by(self, entity: Entity) -> list[tuple[str, str, str]]:
-        """Its backlinks as a 'Used by' line lists them: (what each is, where the record
-        has one; its URL, or ''; its name), chapters first, then items, then sources."""
-        return [self._user(user) for user in self._users_of(entity)]
-
     def used_by_line(self, entity: Entity) -> Markup:
-        """`used_by` as the line shows it: 'Term <a …>Name</a>; …'. A source category
-        lists thousands of users, many of them more than once: each is escaped once."""
+        """Its backlinks as a 'Used by' line: 'Chapter 1; Term <a …>Name</a>; …', chapters
+        first, then items, then sources. A source category lists thousands of users, many
+        of them more than once: each is escaped once."""
         return Markup("; ".join([self._user_html(user) for user in self._users_of(entity)]))
 
     def _users_of(self, entity: Entity) -> list[Entity]:
@@ -378,12 +375,17 @@ class SiteView:
         return f"{figure.qualifier} {text}" if figure.qualifier else text
 
     @staticmethod
-    def figure_of(owner: Entity, figure_id: str) -> Figure:
-        """The figure of `owner` that the compiled record calls `figure_id`."""
-        figures = getattr(owner, "figures", [])
-        return next(
-            p.figure for i, f in enumerate(figures) if (p := Placed(owner, i, f)).id == figure_id
-        )
+    def carried(item: Figure | Parameter) -> Markup:
+        """What carries a number: the source's words, the method of an estimate, the
+        author's note; escaped."""
+        parts = []
+        if item.quote:
+            parts.append(f'<q class="figure-quote">{escape(item.quote)}</q>')
+        if item.method:
+            parts.append(f'<span class="figure-note">Method: {escape(item.method)}</span>')
+        if item.note:
+            parts.append(f'<span class="figure-note">{escape(item.note)}</span>')
+        return Markup("".join(parts))
 
     def figure_rows(self, owner: Entity, timeline: Timeline) -> Markup:
         """A figures table's rows, a point each, escaped: a campus has dozens of cells, too
@@ -408,7 +410,7 @@ class SiteView:
             f'<th scope="row">{escape(day(point.as_of))}</th>\n'
             f'<td class="number">{shown}</td>\n'
             f"<td>{escape(point.status)}</td>\n"
-            f'<td><span class="grade grade-{grade}">{grade}</span>{said}{_carried(figure)}\n'
+            f'<td><span class="grade grade-{grade}">{grade}</span>{said}{self.carried(figure)}\n'
             "</td>\n</tr>\n"
         )
 
@@ -488,21 +490,9 @@ def _roles_by_party(record: Record) -> dict[str, list[tuple[Campus, CampusParty]
 
 
 def _figures_by_id(owner: Entity) -> dict[str, Figure]:
-    """The owner's figures by the ids the compiled record gives them (see `figure_of`)."""
+    """The owner's figures by the ids the compiled record gives them (see `Placed`)."""
     figures = getattr(owner, "figures", [])
     return {Placed(owner, i, f).id: f for i, f in enumerate(figures)}
-
-
-def _carried(item: Figure) -> str:
-    """What carries a number, escaped, as the `carried` macro shows it."""
-    parts = []
-    if item.quote:
-        parts.append(f'<q class="figure-quote">{escape(item.quote)}</q>')
-    if item.method:
-        parts.append(f'<span class="figure-note">Method: {escape(item.method)}</span>')
-    if item.note:
-        parts.append(f'<span class="figure-note">{escape(item.note)}</span>')
-    return "".join(parts)
 
 
 def unlink(html: str, url: str) -> str:
