@@ -213,8 +213,9 @@ def _groups(links) -> list[dict]:  # type: ignore[no-untyped-def]
 
 
 def run_hugo(site: Path) -> Run:
+    # Into the public/ folder of its last run, as `hugo` builds by default; sourcebook
+    # likewise writes into the spare its last build left.
     public = site / "public"
-    shutil.rmtree(public, ignore_errors=True)
     started = time.perf_counter()
     process = subprocess.Popen(
         [HUGO or "hugo", "--quiet", "--source", str(site), "--destination", str(public)],

@@ -83,7 +83,7 @@ def test_init_writes_a_record_that_checks_and_builds_clean(tmp_path: Path) -> No
     assert "<title>Backlink: what it means · My Book · MY BOOK</title>" in html
     # What build and check leave in the record (the site, their caches) git ignores.
     ignored = (tmp_path / "my-book" / ".gitignore").read_text().splitlines()
-    assert "_site/" in ignored and ".sourcebook-cache/" in ignored
+    assert {"_site/", "._site.*/", ".sourcebook-cache/"} <= set(ignored)
     made = {p.name for p in (tmp_path / "my-book").iterdir()} - {"_site", ".sourcebook-cache"}
     assert made == {".gitignore", "README.md", "sourcebook.toml", *INIT_FOLDERS}
 

@@ -18,15 +18,16 @@ from sourcebook.publish.site.prose import safe_link
 from sourcebook.publish.site.releases import (
     Release,
     ReleaseReadError,
-    copy_releases,
     read_releases,
+    release_files,
 )
 from sourcebook.publish.site.render import (
     ProseWorkers,
     Writer,
-    copy_static,
+    copy_files,
     default_jobs,
     environment,
+    static_files,
     write_pages,
 )
 from sourcebook.publish.site.swap import SwapError, staged
@@ -137,13 +138,13 @@ class SiteBuild:
             if progress is not None:
                 progress(done, len(pages))
 
+        releases = Urls.file_for(urls.section("data")).removesuffix(".html")
+        copies = static_files(site.record.root, urls)
+        copies |= {f"{releases}/{path}": at for path, at in release_files(site.releases).items()}
+        files = {*copies, *(Urls.file_for(page.url) for page in pages)}
         try:
-            with staged(Path(out_dir)) as staging:
-                copy_static(site.record.root, staging, urls)
-                copy_releases(
-                    site.releases,
-                    staging / Urls.file_for(urls.section("data")).removesuffix(".html"),
-                )
+            with staged(Path(out_dir), files) as staging:
+                copy_files(copies, staging)
                 assert view.env is not None
                 writer = Writer(view.env, view, staging)
                 write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)

@@ -69,7 +69,7 @@ class Citations:
         notes = self._notes(source, annotation.html)
         head = self._head(source)
         html = head + notes + disclosures if notes or disclosures else sentence(head)
-        return Rendered(html, annotation.terms | terms)
+        return Rendered(Markup(html), annotation.terms | terms)
 
     def _mark_quotes(self, source: Source, html: Markup) -> Markup:
         """Wrap each quote of the annotation in its verification, found by its words."""
@@ -86,33 +86,29 @@ class Citations:
             proof = proofs.get(_words(html_unescape(_TAG.sub("", match[1]))))
             if proof is None or "<" in match[1] and not _balanced(match[1]):
                 return match[0]
-            return (
-                str(
-                    Markup('<span class="quote" data-proof="{}" title="{}">').format(
-                        proof.status.value, _proof_note(proof)
-                    )
-                )
-                + match[0]
-                + "</span>"
-            )
+            status, note = escape(proof.status.value), escape(_proof_note(proof))
+            return f'<span class="quote" data-proof="{status}" title="{note}">{match[0]}</span>'
 
         return Markup(_QUOTE.sub(wrap, str(html)))
 
-    def _head(self, source: Source) -> Markup:
+    # The citation is built as HTML strings, each value from the record escaped where it
+    # goes in: markupsafe's Markup.format costs several times more, on every source.
+
+    def _head(self, source: Source) -> str:
         who = [join(self.authors(source))]
         publication = self.publication(source)
         if publication and publication != who[0]:
             who.append(publication)
-        lead = Markup(", ").join(w for w in who if w)
+        lead = ", ".join(escape(w) for w in who if w)
         after = self._after_title(source)
+        name = escape(source.title)
         if source.italic_title:
-            title = Markup("<i>{}</i>").format(source.title)
-            title += Markup(", ") + after if after else Markup("")
+            title = f"<i>{name}</i>, {after}" if after else f"<i>{name}</i>"
         elif after:
-            title = Markup("“{},” ").format(source.title) + after
+            title = f"“{name},” {after}"
         else:
-            title = Markup("“{}”").format(source.title)
-        return (lead + Markup(", ") if lead else Markup("")) + title
+            title = f"“{name}”"
+        return f"{lead}, {title}" if lead else title
 
     def _after_title(self, source: Source) -> Markup:
         parts = []
@@ -125,22 +121,22 @@ class Citations:
             parts.append(source.reprint)
         return escape(", ".join(parts))
 
-    def _notes(self, source: Source, annotation: Markup) -> Markup:
-        parts: list[Markup] = []
+    def _notes(self, source: Source, annotation: Markup) -> str:
+        parts: list[str] = []
         if source.read:
             parts.append(escape(source.read))
         if annotation:
             parts.append(annotation)
         if source.sponsor:
-            parts.append(Markup("Sponsored by {}, as it says").format(source.sponsor))
+            parts.append(f"Sponsored by {escape(source.sponsor)}, as it says")
         disputing = [self.record.get("party", p) for p in source.disputed_by]
         names = [p.title for p in disputing if p is not None]
         if names:
-            parts.append(Markup("Disputed by {}").format(join(names)))
+            parts.append(f"Disputed by {escape(join(names))}")
         return _parenthesis(parts)
 
-    def _disclosures(self, source: Source) -> tuple[Markup, frozenset[str]]:
-        parts: list[Markup] = []
+    def _disclosures(self, source: Source) -> tuple[str, frozenset[str]]:
+        parts: list[str] = []
         terms: frozenset[str] = frozenset()
         publisher = self.publisher(source)
         if publisher is not None and publisher.sells and self.disclose is not None:
@@ -149,20 +145,20 @@ class Citations:
             terms = disclosed.terms
         holdings = [self._holding(shelf) for shelf in source.library]
         if holdings:
-            parts.append(Markup("; ").join(holdings))
+            parts.append("; ".join(holdings))
         return _parenthesis(parts), terms
 
-    def _holding(self, shelf: str) -> Markup:
+    def _holding(self, shelf: str) -> str:
         """'Library S12 (the free portion), held since 5 October 2026, read again on …'."""
         item = self.record.library.get(shelf)
         if item is None:
-            return Markup("Library {}").format(shelf)
-        text = Markup("{}").format(item.label)
+            return f"Library {escape(shelf)}"
+        text = str(escape(item.label))
         if item.holds and item.holds != "the whole of the original":
-            text += Markup(" ({})").format(item.holds)
-        text += Markup(", held since {}").format(day(item.captured))
+            text += f" ({escape(item.holds)})"
+        text += f", held since {escape(day(item.captured))}"
         if item.read_again:
-            text += Markup(", read again on {}").format(join([day(d) for d in item.read_again]))
+            text += f", read again on {escape(join([day(d) for d in item.read_again]))}"
         return text
 
 
@@ -190,14 +186,15 @@ def _proof_note(proof: Proof) -> str:
     return "Not found in the Library's copy"
 
 
-def _parenthesis(parts: list[Markup]) -> Markup:
-    """Sentences in parentheses after the citation's head; nothing where there are none."""
+def _parenthesis(parts: list[str]) -> str:
+    """Sentences in parentheses after the citation's head (HTML); nothing where there are
+    none."""
     if not parts:
-        return Markup("")
-    return Markup(" (") + Markup(" ").join(sentence(p) for p in parts) + Markup(")")
+        return ""
+    return " (" + " ".join(sentence(p) for p in parts) + ")"
 
 
-def sentence(text: Markup) -> Markup:
+def sentence(text: str) -> Markup:
     """The text with a full stop at its end, unless it ends a sentence already."""
     bare = str(text).rstrip()
     stripped = bare.rstrip('”’")»').rstrip() or bare

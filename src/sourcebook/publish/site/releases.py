@@ -10,7 +10,6 @@ latest one.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,16 +128,15 @@ def _text(path: Path) -> str:
         return ""
 
 
-def copy_releases(releases: list[Release], target: Path) -> None:
-    """Each release's files (those its manifest lists, and the manifest) under `target`."""
-    for release in releases:
-        for path in [*(f.path for f in release.files), MANIFEST]:
-            source = release.folder / path
-            if not source.is_file():
-                continue
-            destination = target / release.version / path
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, destination)
+def release_files(releases: list[Release]) -> dict[str, Path]:
+    """Each release's files (those its manifest lists, and the manifest) that are there,
+    relative to the folder that holds the releases, and where each is."""
+    return {
+        f"{release.version}/{path}": release.folder / path
+        for release in releases
+        for path in [*(f.path for f in release.files), MANIFEST]
+        if (release.folder / path).is_file()
+    }
 
 
 def entity_tables(release: Release, entity: Entity) -> list[str]:

@@ -12,9 +12,7 @@ import contextlib
 import gc
 import multiprocessing
 import os
-import shutil
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ from jinja2 import (
 from sourcebook.library.read import CACHE_FOLDER
 from sourcebook.publish.site import api
 from sourcebook.publish.site.pages import Page
+from sourcebook.publish.site.swap import write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.workers import worker_count
 
@@ -41,9 +40,6 @@ STATIC = HERE / "static"
 PARALLEL_FROM = 300
 """Fewer pages than this are rendered in this process: a pool costs more than it saves."""
 CHUNK = 250
-WRITE_THREADS = 4
-MAX_PENDING = 256
-"""Pages rendered but not yet written, at most: what a slow disk may hold in memory."""
 
 Progress = Callable[[int], None]
 
@@ -82,28 +78,35 @@ def _compiled_templates(record_root: Path) -> BytecodeCache | None:
     return FileSystemBytecodeCache(str(folder))
 
 
-def copy_static(record_root: Path, out: Path, urls: Urls) -> None:
-    """The built-in static files, then the record's own over them."""
-    target = out / Urls.file_for(urls.static("x")).rsplit("/", 1)[0]
-    shutil.copytree(STATIC, target, dirs_exist_ok=True)
-    if (record_root / "static").is_dir():
-        shutil.copytree(record_root / "static", target, dirs_exist_ok=True)
+def static_files(record_root: Path, urls: Urls) -> dict[str, Path]:
+    """Each static file of the site, relative to the output folder, and where it comes
+    from: the built-in ones, and the record's own over them."""
+    target = Urls.file_for(urls.static("x")).rsplit("/", 1)[0]
+    own = record_root / "static"
+    return {
+        f"{target}/{path.relative_to(folder).as_posix()}": path
+        for folder in ([STATIC, own] if own.is_dir() else [STATIC])
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def copy_files(files: dict[str, Path], out: Path) -> None:
+    """Copy each file to its place (relative to `out`)."""
+    for relative, source in files.items():
+        path = out / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_file(path, source.read_bytes())
 
 
 class Writer:
-    """Renders pages into an output folder; threads write the files while it renders.
-
-    Writing a file mostly waits on the disk, and the thread that waits lets go of the
-    interpreter, so rendering and writing overlap. `flush` waits for every write.
-    """
+    """Renders pages into an output folder."""
 
     def __init__(self, env: Environment, view: Any, out: Path):
         self.env = env
         self.view = view
         self.out = out
         self._made: set[Path] = set()
-        self._pool: ThreadPoolExecutor | None = None
-        self._pending: list[Future[None]] = []
 
     def render(self, page: Page) -> str:
         if page.template == api.TEMPLATE:
@@ -118,34 +121,7 @@ class Writer:
         if path.parent not in self._made:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._made.add(path.parent)
-        html = self.render(page)
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="sourcebook-write")
-        self._pending.append(self._pool.submit(_write_file, path, html))
-        if len(self._pending) >= MAX_PENDING:
-            self._wait(len(self._pending) // 2)
-
-    def flush(self) -> None:
-        """Wait for every file to be written; raise the first error any write met."""
-        self._wait(len(self._pending))
-
-    def close(self) -> None:
-        try:
-            self.flush()
-        finally:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True, cancel_futures=True)
-                self._pool = None
-                self._pending = []
-
-    def _wait(self, count: int) -> None:
-        done, self._pending = self._pending[:count], self._pending[count:]
-        for future in done:
-            future.result()
-
-
-def _write_file(path: Path, html: str) -> None:
-    path.write_bytes(html.encode("utf-8"))
+        write_file(path, self.render(page).encode("utf-8"))
 
 
 _JOB: tuple[Writer, Sequence[Page]] | None = None
@@ -160,7 +136,6 @@ def _render_chunk(bounds: tuple[int, int]) -> int:
     writer, pages = _JOB
     for page in pages[bounds[0] : bounds[1]]:
         writer.write(page)
-    writer.flush()
     return bounds[1] - bounds[0]
 
 
@@ -246,12 +221,9 @@ def write_pages(
     global _JOB
     if jobs <= 1:
         meanwhile()
-        try:
-            for page in pages:
-                writer.write(page)
-                progress(1)
-        finally:
-            writer.close()
+        for page in pages:
+            writer.write(page)
+            progress(1)
         return
     # First the prose every page draws on, shared out and brought back; then the pages.
     prose = prose or ProseWorkers(writer.view, jobs)

@@ -3,9 +3,14 @@
 A build that fails, or is interrupted, leaves the last good site in place byte for
 byte. On Linux the two folders are exchanged in one step (renameat2 with
 RENAME_EXCHANGE), so a reader never finds the site missing; elsewhere the old folder is
-renamed aside and the new one renamed in, two steps a few microseconds apart. The old
-site is then removed by a process of its own: thousands of unlinks on a busy disk take
-seconds, and nothing needs to wait for them.
+renamed aside and the new one renamed in, two steps a few microseconds apart.
+
+The old site is not deleted but kept beside the new one as a spare (`.NAME.spare`), and the
+next build writes into it: what that build will not write is removed first, and the rest
+is written over in place. A full rebuild then makes no new files and unlinks none, and
+on a file system that allocates files slowly after many were deleted (ext4 skips
+recently freed inodes, one by one) that is most of the cost of writing a site. Deleting
+the spare is always safe; a build makes its folder afresh where there is none.
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import secrets
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,21 +39,102 @@ class SwapError(Exception):
 
 
 @contextmanager
-def staged(target: Path) -> Iterator[Path]:
-    """A fresh folder beside `target` to build into; swapped in if the block succeeds."""
+def staged(target: Path, files: Collection[str]) -> Iterator[Path]:
+    """A folder beside `target` to build into; swapped in if the block succeeds.
+
+    `files` are the paths, relative to the folder and with `/`, of every file the build
+    will write: where the folder is the spare of an earlier build, whatever else it holds
+    is removed before the block runs, so that nothing stale is swapped in.
+    """
     target = Path(os.path.abspath(target))
     _check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    staging = _claim_spare(target, {*files, MARK})
     try:
         (staging / MARK).write_text("built by sourcebook; replaced whole by each build\n")
         yield staging
         old = swap_in(staging, target)
         if old is not None:
-            discard(old)
+            _keep_spare(old, target)
     finally:
         remove_tree(staging)
+
+
+def spare_of(target: Path) -> Path:
+    """Where the site before the last one of `target` is kept, for the next build."""
+    return target.parent / f".{target.name}.spare"
+
+
+def _claim_spare(target: Path, keep: Collection[str]) -> Path:
+    """The spare of `target` under a name of this build's own, holding only `keep`; or a
+    new empty folder where there is no spare (or another build took it first)."""
+    spare = spare_of(target)
+    if (spare / MARK).is_file():
+        claimed = target.parent / f".{target.name}.building-{secrets.token_hex(6)}"
+        try:
+            os.rename(spare, claimed)
+        except OSError:
+            pass
+        else:
+            prune(claimed, keep)
+            return claimed
+    return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+
+
+def _keep_spare(old: Path, target: Path) -> None:
+    """Keep the site `target` held until now as its spare; remove it where one is kept."""
+    try:
+        os.rename(old, spare_of(target))  # fails where a spare is there already
+    except OSError:
+        discard(old)
+
+
+def prune(folder: Path, keep: Collection[str]) -> None:
+    """Remove from `folder` every file whose path (relative, with `/`) is not in `keep`,
+    every symbolic link (a build writes none, and must not write through one), then
+    every folder left empty."""
+
+    def walk(path: str, prefix: str) -> None:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                relative = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    walk(entry.path, relative + "/")
+                    with contextlib.suppress(OSError):  # not empty: it holds what is kept
+                        os.rmdir(entry.path)
+                elif entry.is_symlink() or relative not in keep:
+                    _unlink(entry.path)
+
+    walk(str(folder), "")
+
+
+_WRITE = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write `data` over the file at `path`, in place, or into a new file.
+
+    A build writes into the spare of an earlier one (see `swap.py`), over files mostly of
+    the same length. Written over in place, a file keeps its blocks and cached pages;
+    truncated first, it would give them up only to take them again, which on some disks
+    costs more than rendering the page. A file that is also linked from elsewhere is
+    replaced, never written through; a symbolic link is never followed.
+    """
+    fd = os.open(path, _WRITE, 0o644)
+    try:
+        if os.fstat(fd).st_nlink > 1:
+            os.close(fd)
+            fd = -1
+            os.unlink(path)
+            fd = os.open(path, _WRITE | os.O_EXCL, 0o644)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.ftruncate(fd, len(data))
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def _check_replaceable(target: Path) -> None:

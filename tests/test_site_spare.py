@@ -1,0 +1,82 @@
+"""The spare: each build writes into the site before the last, and nothing of it lingers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from site_fixtures import build, write_record
+from test_site_build import snapshot
+
+from sourcebook.publish.site.swap import MARK, prune, spare_of, write_file
+
+
+def test_a_build_keeps_the_site_it_replaced_as_its_spare(tmp_path: Path) -> None:
+    root = write_record(tmp_path / "r")
+    site = build(root)
+    assert not spare_of(site).exists()
+    first = snapshot(site)
+    build(root)
+    assert snapshot(spare_of(site)) == first
+    hidden = sorted(p.name for p in site.parent.iterdir() if p.name.startswith("._site"))
+    assert hidden == ["._site.spare"]  # nothing else left beside the site
+
+
+def test_a_build_through_the_spare_is_the_site_a_fresh_build_makes(tmp_path: Path) -> None:
+    """Pages gone from the record, files dropped into the spare, a folder where a page
+    goes: none of it reaches the new site."""
+    root = write_record(tmp_path / "r")
+    site = build(root)
+    build(root)
+    spare = spare_of(site)
+    (spare / "vol1" / "stale.html").write_text("from long ago")
+    (spare / "vol1" / "old-section" / "deep").mkdir(parents=True)
+    (spare / "vol1" / "old-section" / "deep" / "page.html").write_text("gone")
+    (spare / "vol1" / "consent.html").unlink()
+    (spare / "vol1" / "consent.html").mkdir()
+    (spare / "vol1" / "consent.html" / "inside").write_text("in the way")
+    (spare / "vol1" / "glossary" / "cluster.html").write_text("x" * 100_000)  # longer
+    (root / "campuses" / "stargate-uae.md").unlink()
+    build(root)
+    fresh = build(root, tmp_path / "fresh")
+    assert snapshot(site) == snapshot(fresh)
+    assert not (site / "vol1" / "ledger" / "stargate-uae.html").exists()
+    assert (site / MARK).is_file()
+
+
+def test_a_build_never_writes_through_a_link_in_the_spare(tmp_path: Path) -> None:
+    root = write_record(tmp_path / "r")
+    site = build(root)
+    build(root)
+    spare = spare_of(site)
+    outside = tmp_path / "outside.html"
+    outside.write_text("mine")
+    (spare / "vol1" / "consent.html").unlink()
+    (spare / "vol1" / "consent.html").symlink_to(outside)
+    linked = tmp_path / "deployed.html"
+    os.link(spare / "vol1" / "notes.html", linked)
+    before = linked.read_bytes()
+    build(root)
+    assert outside.read_text() == "mine"
+    assert linked.read_bytes() == before
+    assert not (site / "vol1" / "consent.html").is_symlink()
+    assert snapshot(site) == snapshot(build(root, tmp_path / "fresh"))
+
+
+def test_prune_keeps_only_what_is_named(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    for name in ["keep.html", "a/drop.html", "a/b/keep.json", "a/b/drop.json"]:
+        (tmp_path / name).write_text(name)
+    (tmp_path / "a" / "empty").mkdir()
+    prune(tmp_path, {"keep.html", "a/b/keep.json", "not/there.html"})
+    left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    assert left == ["a", "a/b", "a/b/keep.json", "keep.html"]
+
+
+def test_write_file_writes_over_a_longer_or_shorter_file_exactly(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    write_file(path, b"a" * 10_000)
+    write_file(path, "é short".encode())
+    assert path.read_bytes() == "é short".encode()
+    write_file(path, b"b" * 20_000)
+    assert path.read_bytes() == b"b" * 20_000
