@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 
 import pytest
 from conftest import BUNDLED, REPO
 
 from sourcebook import derive
-from sourcebook.compile import SCHEMA_VERSION, compile_record
+from sourcebook.compile import SCHEMA_VERSION, compile_in_memory, compile_record
 from sourcebook.compile.rows import insert_rows, sql_value
-from sourcebook.compile.schema import kind_columns, may_read_search
+from sourcebook.compile.schema import kind_columns, may_read
 from sourcebook.derive.figures import placed_figures
 from sourcebook.model.kinds import KINDS
 from sourcebook.pipeline import check, compile
@@ -127,11 +128,27 @@ def test_a_failed_compile_leaves_the_last_database(checked, tmp_path, monkeypatc
     assert [p.name for p in tmp_path.iterdir()] == ["record.db"]
 
 
-def test_the_database_check_queries_leaves_out_the_full_text_index(db, checked):
+def test_the_database_check_queries_leaves_out_the_full_text_index_and_references(db, checked):
     with derive.open_image(checked.image) as in_memory:
         names = {r[0] for r in in_memory.rows("SELECT name FROM sqlite_master")}
+        (empty,) = in_memory.rows("SELECT COUNT(*) AS n FROM refs")
+        assert empty["n"] == 0
     assert "search" not in names and "figures" in names
     assert count(db, "search") == sum(len(checked.record.of(k.name)) for k in KINDS)
+    assert count(db, "refs") == sum(ref.resolved for ref in checked.graph.refs) > 0
+
+
+def test_a_query_that_reads_the_references_has_them_in_memory(tmp_path):
+    shutil.copytree(BUNDLED, tmp_path / "r", ignore=shutil.ignore_patterns("_site", ".*"))
+    indicator = tmp_path / "r" / "indicators" / "campuses-over-1gw.md"
+    text = indicator.read_text()
+    start, end = text.index("query: |"), text.index("\n---\n")
+    query = "query: SELECT COUNT(*) AS value, 'references' AS unit FROM refs"
+    indicator.write_text(text[:start] + query + text[end:])
+    checked = check(tmp_path / "r")
+    with compile_in_memory(checked.record, checked.graph) as in_memory:
+        (row,) = in_memory.rows("SELECT COUNT(*) AS n FROM refs")
+    assert row["n"] == sum(ref.resolved for ref in checked.graph.refs) > 0
 
 
 @pytest.mark.parametrize(
@@ -146,7 +163,21 @@ def test_the_database_check_queries_leaves_out_the_full_text_index(db, checked):
     ],
 )
 def test_a_query_that_may_see_the_index_is_noticed(query, reads):
-    assert may_read_search([query]) is reads
+    assert may_read("search", [query]) is reads
+
+
+@pytest.mark.parametrize(
+    ("query", "reads"),
+    [
+        ("SELECT COUNT(*) AS value FROM refs WHERE via = 'mention'", True),
+        ("SELECT COUNT(*) AS value FROM REFS", True),
+        ("SELECT COUNT(*) AS value FROM sqlite_master", True),
+        ("SELECT value FROM figures WHERE metric = 'it-power'", False),
+        (None, False),
+    ],
+)
+def test_a_query_that_may_see_the_references_is_noticed(query, reads):
+    assert may_read("refs", [query]) is reads
 
 
 def test_rows_are_inserted_in_order_many_to_a_statement():

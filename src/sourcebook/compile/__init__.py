@@ -20,7 +20,7 @@ from sourcebook.compile.figures import (
     write_vocabulary,
 )
 from sourcebook.compile.rows import write_entities, write_library, write_quotes, write_refs
-from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read_search, schema
+from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read, schema
 from sourcebook.derive.as_of import restrict
 from sourcebook.derive.sql import CompiledRecord
 from sourcebook.link import Graph, link_record
@@ -81,11 +81,11 @@ def compile_in_memory(
     """The compiled record in memory, opened read-only for queries: what check runs SQL on,
     and derive reads again.
 
-    The full-text index is for the files Datasette serves and the releases carry; it is
-    left out here unless one of the record's queries may read it, as building it is a
-    fifth of the compile and nothing else here searches.
+    The full-text index and the references are for the files Datasette serves and the
+    releases carry; each is left out here unless one of the record's queries may read it,
+    as together they are a third of the compile and nothing else here reads them.
     """
-    queries = (getattr(e, "query", None) for kind in QUERY_KINDS for e in record.of(kind))
+    queries = [getattr(e, "query", None) for kind in QUERY_KINDS for e in record.of(kind)]
     db = sqlite3.connect(":memory:")
     try:
         fill(
@@ -93,7 +93,8 @@ def compile_in_memory(
             record,
             graph if graph is not None else link_record(record),
             as_of,
-            search=may_read_search(queries),
+            search=may_read("search", queries),
+            refs=may_read("refs", queries),
         )
         db.commit()
     except BaseException:
@@ -104,10 +105,16 @@ def compile_in_memory(
 
 @collector_paused()
 def fill(
-    db: sqlite3.Connection, record: Record, graph: Graph, as_of: date | None, search: bool = True
+    db: sqlite3.Connection,
+    record: Record,
+    graph: Graph,
+    as_of: date | None,
+    search: bool = True,
+    refs: bool = True,
 ) -> None:
     """Create the tables in an empty database and write the record into them, with the
-    full-text index unless `search` is False."""
+    full-text index unless `search` is False, and the references (the `refs` table, else
+    left empty) unless `refs` is False."""
     day = record_day(record, as_of)
     db.executescript(schema(search))
     for kind in KINDS:
@@ -125,7 +132,8 @@ def fill(
     )
     write_vocabulary(db)
     write_entities(db, record, search)
-    write_refs(db, graph)
+    if refs:
+        write_refs(db, graph)
     write_library(db, record)
     write_quotes(db, record, graph)
     write_figures(db, record)

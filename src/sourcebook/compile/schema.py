@@ -99,9 +99,13 @@ SELECT * FROM (
 """
 
 
-_READS_SEARCH = re.compile(r"search|sqlite_|dbstat", re.IGNORECASE)
-"""What a query names to read the full-text index or its tables, or to see the schema or
-the pages that hold it."""
+_READS = {
+    "search": re.compile(r"search|sqlite_|dbstat", re.IGNORECASE),
+    "refs": re.compile(r"refs|sqlite_|dbstat", re.IGNORECASE),
+}
+"""What a query names to read each table that the in-memory record may leave out (the
+full-text index with its own tables, the references), or to see the schema or the pages
+that would hold it."""
 
 
 def schema(search: bool = True) -> str:
@@ -109,9 +113,11 @@ def schema(search: bool = True) -> str:
     return TABLES + (SEARCH if search else "") + VIEWS
 
 
-def may_read_search(queries: Iterable[str | None]) -> bool:
-    """Whether any of these queries could see the full-text index, or its absence."""
-    return any(_READS_SEARCH.search(query) for query in queries if query)
+def may_read(table: str, queries: Iterable[str | None]) -> bool:
+    """Whether any of these queries could see `table` ("search" or "refs"), or its
+    absence."""
+    pattern = _READS[table]
+    return any(pattern.search(query) for query in queries if query)
 
 
 def column_type(annotation: Any) -> str:
