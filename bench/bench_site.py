@@ -28,7 +28,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from generate import STAMP, generate, stamp
@@ -212,10 +212,7 @@ def _groups(links) -> list[dict]:  # type: ignore[no-untyped-def]
     return [{"heading": h, "items": [item(e) for e in es]} for h, es in groups if es]
 
 
-def run_hugo(site: Path) -> Run:
-    # Into the public/ folder of its last run, as `hugo` builds by default; sourcebook
-    # likewise writes into the spare its last build left.
-    public = site / "public"
+def run_hugo(site: Path, public: Path) -> Run:
     started = time.perf_counter()
     process = subprocess.Popen(
         [HUGO or "hugo", "--quiet", "--source", str(site), "--destination", str(public)],
@@ -229,6 +226,23 @@ def run_hugo(site: Path) -> Run:
         raise SystemExit(f"hugo failed: {process.stderr.read().decode() if process.stderr else ''}")
     pages = sum(1 for _ in public.rglob("*.html"))
     return Run(seconds, pages, usage.ru_maxrss / 1024)
+
+
+def best_hugo(site: Path, repeat: int) -> Run:
+    """Hugo's best time both ways it builds a site: over the public/ folder of its last
+    run, as `hugo` does by default (every file truncated and written again), and into a
+    new, empty folder (every file and folder made anew). Which is faster depends on the
+    disk; the new folders are removed only after the timing."""
+    runs = []
+    fresh = []
+    for i in range(repeat):
+        runs.append(replace(run_hugo(site, site / "public"), detail="over its last public/"))
+        fresh.append(site / f"public-new-{i}")
+        shutil.rmtree(fresh[-1], ignore_errors=True)
+        runs.append(replace(run_hugo(site, fresh[-1]), detail="into an empty folder"))
+    for folder in fresh:
+        shutil.rmtree(folder, ignore_errors=True)
+    return min(runs, key=lambda r: r.seconds)
 
 
 def line(name: str, n: int, run: Run) -> str:
@@ -249,7 +263,7 @@ def bench(n: int, seed: int, repeat: int, ignore_errors: bool) -> bool:
     if HUGO is None:
         print(f"hugo              N={n:>6,}  skipped: hugo is not installed (apt install hugo)")
         return ours.peak_mib < TARGET_PEAK_MIB
-    theirs = min((run_hugo(hugo_site(root)) for _ in range(repeat)), key=lambda r: r.seconds)
+    theirs = best_hugo(hugo_site(root), repeat)
     print(line("hugo", n, theirs), flush=True)
     ratio = ours.seconds / theirs.seconds
     met = ratio <= TARGET_RATIO and ours.peak_mib < TARGET_PEAK_MIB
