@@ -8,7 +8,6 @@ carry their definitions for the hover script.
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ from sourcebook.model.kinds import (
     kind_by_name,
 )
 from sourcebook.model.record import Record
-from sourcebook.publish.site import structured
+from sourcebook.publish.site import api, structured
 from sourcebook.publish.site.citations import Citations, sentence
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.feeds import FEEDS, Feed
@@ -519,6 +518,6 @@ def unlink(html: str, url: str) -> str:
 
 def script_json(data: Any) -> Markup:
     """JSON safe inside a <script> element: no '<', '>' or '&' can close or open a tag."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = api.dumps(data)
     escaped = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(escaped.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
