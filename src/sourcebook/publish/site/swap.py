@@ -7,10 +7,11 @@ renamed aside and the new one renamed in, two steps a few microseconds apart.
 
 The old site is not deleted but kept beside the new one as a spare (`.NAME.spare`), and the
 next build writes into it: what that build will not write is removed first, and the rest
-is written over in place. A full rebuild then makes no new files and unlinks none, and
-on a file system that allocates files slowly after many were deleted (ext4 skips
-recently freed inodes, one by one) that is most of the cost of writing a site. Deleting
-the spare is always safe; a build makes its folder afresh where there is none.
+is written over in place, not truncated first (`write_file`). A full rebuild then makes,
+truncates and unlinks almost no files: on a file system that allocates files slowly
+after many were deleted (ext4 skips recently freed inodes, one by one) or discards every
+block it frees, that is most of the cost of writing a site. Deleting the spare is always
+safe; a build makes its folder afresh where there is none.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ _WRITE = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "
 def write_file(path: Path, data: bytes) -> None:
     """Write `data` over the file at `path`, in place, or into a new file.
 
-    A build writes into the spare of an earlier one (see `swap.py`), over files mostly of
+    A build writes into the spare of an earlier one (see `staged`), over files mostly of
     the same length. Written over in place, a file keeps its blocks and cached pages;
     truncated first, it would give them up only to take them again, which on some disks
     costs more than rendering the page. A file that is also linked from elsewhere is
