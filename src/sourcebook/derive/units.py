@@ -13,8 +13,10 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-import pint
+if TYPE_CHECKING:
+    import pint
 
 _DEFINITIONS = (
     "kilo- = 1e3 = k-",
@@ -129,6 +131,10 @@ _PER_TIME = re.compile(r"\b([A-Za-z]\w*)-(hour|day|week|month|year)\b")
 
 @lru_cache(maxsize=1)
 def registry() -> pint.UnitRegistry:
+    # pint (with numpy, which it loads) is imported only here, where a unit is first
+    # parsed: it is a third of the start-up of every command, and many need no unit.
+    import pint
+
     units: pint.UnitRegistry = pint.UnitRegistry(None, cache_folder=None, on_redefinition="raise")
     for line in _DEFINITIONS:
         units.define(line)
@@ -153,17 +159,25 @@ def parse(unit: str) -> pint.Quantity:
     text = _PER_TIME.sub(r"(\1*\2)", unit.strip())
     if not text:
         raise UnitError("no unit given")
+    units = registry()
     try:
-        quantity = registry().parse_expression(text)
-    except pint.errors.UndefinedUnitError as exc:
+        quantity = units.parse_expression(text)
+    except _errors().UndefinedUnitError as exc:
         raise UnitError(f"unknown unit {_undefined(exc)} in '{unit}'") from None
     except Exception as exc:
         # pint's expression parser fails on malformed text with whatever its tokenizer or
         # tree builder happens to raise (AssertionError, IndexError, TokenError, …).
         raise UnitError(f"'{unit}' is not a unit ({type(exc).__name__})") from None
-    if not isinstance(quantity, registry().Quantity) or quantity.magnitude != 1:
+    if not isinstance(quantity, units.Quantity) or quantity.magnitude != 1:
         raise UnitError(f"'{unit}' holds a number; write the number in 'value'")
     return quantity
+
+
+def _errors() -> Any:
+    """pint's exceptions, pint being loaded by then (see `registry`)."""
+    import pint.errors
+
+    return pint.errors
 
 
 def _undefined(exc: pint.errors.UndefinedUnitError) -> str:
@@ -200,7 +214,7 @@ def _factor(unit: str, target: str) -> float:
     # degrees Celsius would), so one factor converts any value.
     try:
         return float(parse(unit).to(parse(target).units).magnitude)
-    except pint.errors.DimensionalityError:
+    except _errors().DimensionalityError:
         raise UnitError(f"'{unit}' cannot be converted to '{target}'") from None
 
 
