@@ -53,7 +53,7 @@ def staged(target: Path, files: Collection[str]) -> Iterator[Path]:
     sweep(target)
     staging = _claim_spare(target, {*files, MARK})
     try:
-        (staging / MARK).write_text("built by sourcebook; replaced whole by each build\n")
+        write_file(staging / MARK, b"built by sourcebook; replaced whole by each build\n")
         yield staging
         old = swap_in(staging, target)
         if old is not None:
