@@ -167,6 +167,9 @@ def test_the_cli_builds_a_record_big_enough_for_workers_as_one_process_does(
     one = build_site(checked, tmp_path / "one", jobs=1)
     assert one.pages >= render.PARALLEL_FROM  # enough that the CLI spreads the work out
     assert snapshot(tmp_path / "cli") == snapshot(tmp_path / "one")
+    # Workers forked before check render the citations, with the proof check made.
+    sources = "".join(p.read_text() for p in (tmp_path / "cli").rglob("sources/*.html"))
+    assert 'data-proof="verified"' in sources
 
 
 def test_the_cli_refuses_a_big_record_with_errors_and_writes_nothing(

@@ -14,7 +14,7 @@ from html import unescape as html_unescape
 
 from markupsafe import Markup, escape
 
-from sourcebook.library.report import Proof
+from sourcebook.library.report import Proof, QuoteReport
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Party, Source
 from sourcebook.model.record import Record
@@ -31,6 +31,9 @@ class Citations:
         """A source's annotation rendered, as the site's view renders (and keeps) it."""
         self.disclose: Callable[[Party], Rendered] | None = None
         """What a publisher sells, as the site's view words it."""
+        self.proven: dict[str, ProvenQuotes] = {}
+        """Per source id, its annotation's proven quotes, where given from outside (a
+        process forked before check proved them); otherwise read from the Library's report."""
         self._full: dict[str, Rendered] = {}
 
     def authors(self, source: Source) -> list[str]:
@@ -73,20 +76,18 @@ class Citations:
 
     def _mark_quotes(self, source: Source, html: Markup) -> Markup:
         """Wrap each quote of the annotation in its verification, found by its words."""
-        report = getattr(self.record.library, "report", None)
-        if report is None:
+        proven = self.proven.get(source.id)
+        if proven is None:
+            report = getattr(self.record.library, "report", None)
+            proven = proven_quotes(report, source) if report is not None else {}
+        if not proven:
             return html
-        proofs = {
-            _words(p.claim.text): p
-            for p in report.for_owner(source.key)
-            if p.claim.field == "annotation"
-        }
 
         def wrap(match: re.Match[str]) -> str:
-            proof = proofs.get(_words(html_unescape(_TAG.sub("", match[1]))))
-            if proof is None or "<" in match[1] and not _balanced(match[1]):
+            found = proven.get(_words(html_unescape(_TAG.sub("", match[1]))))
+            if found is None or "<" in match[1] and not _balanced(match[1]):
                 return match[0]
-            status, note = escape(proof.status.value), escape(_proof_note(proof))
+            status, note = escape(found[0]), escape(found[1])
             return f'<span class="quote" data-proof="{status}" title="{note}">{match[0]}</span>'
 
         return Markup(_QUOTE.sub(wrap, str(html)))
@@ -160,6 +161,20 @@ class Citations:
         if item.read_again:
             text += f", read again on {escape(join([day(d) for d in item.read_again]))}"
         return text
+
+
+ProvenQuotes = dict[str, tuple[str, str]]
+"""A source's annotation quotes by their words: each one's status and what the reader is
+told of its proof."""
+
+
+def proven_quotes(report: QuoteReport, source: Source) -> ProvenQuotes:
+    """What the citation of `source` shows of the proof of its annotation's quotes."""
+    return {
+        _words(p.claim.text): (p.status.value, _proof_note(p))
+        for p in report.for_owner(source.key)
+        if p.claim.field == "annotation"
+    }
 
 
 _QUOTE = re.compile(r"“([^“”]*)”")

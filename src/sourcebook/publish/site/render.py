@@ -12,7 +12,8 @@ import contextlib
 import gc
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,9 @@ from jinja2 import (
 )
 
 from sourcebook.library.read import CACHE_FOLDER
+from sourcebook.model.kinds import Source
 from sourcebook.publish.site import api
+from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import Page
 from sourcebook.publish.site.swap import write_file
 from sourcebook.publish.site.urls import Urls
@@ -51,7 +54,7 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
     if (record_root / "templates").is_dir():
         loaders.append(FileSystemLoader(record_root / "templates"))
     loaders += [builtin, PrefixLoader({"sourcebook": builtin})]
-    env = Environment(
+    env = _Environment(
         loader=ChoiceLoader(loaders),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
@@ -63,6 +66,14 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
     )
     env.globals.update(globals_)
     return env
+
+
+class _Environment(Environment):
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals as one flat dict, not Jinja's ChainMap over the
+        environment's: every render copies them into its context, and a ChainMap copies
+        several times slower. The build sets every global before it loads a template."""
+        return {**self.globals, **(d or {})}
 
 
 def _compiled_templates(record_root: Path) -> BytecodeCache | None:
@@ -148,6 +159,16 @@ def _warm_share(share: tuple[int, int]) -> tuple[dict, ...]:
     return view.caches()
 
 
+def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[dict, ...]:
+    """Render the citation of every `share[1]`-th source from `share[0]`, given the proof
+    of their quotes; return what was made."""
+    assert _PROSE_JOB is not None
+    view, entities = _PROSE_JOB
+    (start, step), proven = task
+    sources = [e for e in entities if isinstance(e, Source)]
+    return view.warm_citations(sources[start::step], proven)
+
+
 def _in_background() -> None:
     """Give way to the building process: what it does meanwhile (check, derive) is what the
     pages wait for, and the prose workers can use what time it leaves."""
@@ -167,18 +188,37 @@ class ProseWorkers:
     def __init__(self, view: Any, jobs: int):
         global _PROSE_JOB
         self._view = view
+        self._jobs = jobs
         for name in view.env.list_templates(filter_func=_own_template):
             view.env.get_template(name)  # compiled once, before the fork, for every worker
         gc.freeze()
         _PROSE_JOB = (view, list(view.record))
         self._pool: Any = multiprocessing.get_context("fork").Pool(jobs, _in_background)
         self._shares = self._pool.imap_unordered(_warm_share, [(i, jobs) for i in range(jobs)])
+        self._citations: Any = ()
         self._running = True
+
+    def cite(self) -> None:
+        """Have the workers render the sources' citations too, now that check has proved
+        their quotes: what each shows of its proof goes with it."""
+        record = self._view.record
+        report = getattr(record.library, "report", None)
+        sources = [e for e in record if isinstance(e, Source)]
+        tasks = [
+            (
+                (i, self._jobs),
+                {s.id: proven_quotes(report, s) for s in sources[i :: self._jobs]}
+                if report is not None
+                else {},
+            )
+            for i in range(self._jobs)
+        ]
+        self._citations = self._pool.imap_unordered(_cite_share, tasks)
 
     def adopt(self) -> None:
         """Wait for every share and take it into this process's view."""
         global _PROSE_JOB
-        for caches in self._shares:
+        for caches in chain(self._shares, self._citations):
             self._view.adopt(caches)
         self._pool.close()
         self._pool.join()
@@ -228,6 +268,7 @@ def write_pages(
     # First the prose every page draws on, shared out and brought back; then the pages.
     prose = prose or ProseWorkers(writer.view, jobs)
     try:
+        prose.cite()
         meanwhile()
         prose.adopt()
     finally:

@@ -35,7 +35,7 @@ from sourcebook.model.kinds import (
 )
 from sourcebook.model.record import Record
 from sourcebook.publish.site import api, structured
-from sourcebook.publish.site.citations import Citations, sentence
+from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.feeds import FEEDS, Feed
 from sourcebook.publish.site.pages import NavItem
@@ -218,11 +218,12 @@ class SiteView:
     def warm(self, entity: Entity) -> None:
         """Render what any page may show of `entity`: its prose and list items.
 
-        Not a source's citation: it shows the proof of its quotes, which check makes, and
-        this may run while check does; each page worker makes those its pages show."""
+        Not a source's citation, nor the annotation only its citation shows: the citation
+        shows the proof of its quotes, which check makes, and this may run while check
+        does (see `warm_citations`)."""
         for name in entity.PROSE_FIELDS:
             text: object = getattr(entity, name, None)
-            if name != "title" and text:
+            if name != "title" and text and not (name == "annotation" and entity.KIND == "source"):
                 self.rendered(entity, name, inline=name != "body")
         if isinstance(entity, Term):
             self.plain(entity, "definition")
@@ -232,6 +233,22 @@ class SiteView:
             self.fragment("item", entity)  # "where the record uses it"
         if isinstance(entity, Term):
             self.fragment("link", entity)  # "related terms"
+
+    def warm_citations(
+        self, sources: Sequence[Source], proven: dict[str, ProvenQuotes]
+    ) -> tuple[dict, ...]:
+        """Render each source's full citation and list item, given what check proved of
+        its quotes; return them as `caches` would, and nothing else."""
+        self.citations.proven.update(proven)
+        for source in sources:
+            self.fragment("source", source)
+        keys = [source.key for source in sources]
+        return (
+            {k: self._prose[k] for k in ((key, "annotation") for key in keys) if k in self._prose},
+            {},
+            {k: self._fragments[k] for k in (("source", key) for key in keys)},
+            {key[1]: self.citations._full[key[1]] for key in keys},
+        )
 
     def caches(self) -> tuple[dict, ...]:
         return (self._prose, self._plain, self._fragments, self.citations._full)
