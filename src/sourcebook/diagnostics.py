@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
 
 class Severity(StrEnum):
@@ -18,9 +19,9 @@ class Severity(StrEnum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Pos:
-    """A place in a record file; line and column count from 1."""
+class Pos(NamedTuple):
+    """A place in a record file; line and column count from 1. A named tuple: linking a
+    large record makes one for each of hundreds of thousands of references."""
 
     file: str
     line: int = 1

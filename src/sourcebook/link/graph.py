@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any
+from typing import Any, NamedTuple
 
 from sourcebook.diagnostics import Pos
 from sourcebook.link import prose
@@ -30,12 +30,13 @@ CHUNK = 250
 """Entities a worker links per task."""
 
 
-@dataclass(frozen=True, slots=True)
-class Ref:
+class Ref(NamedTuple):
     """One reference from an entity to another.
 
     `via` is field (front matter), wiki, cite (a Pandoc citation) or mention (a name
     found in prose). A reference to nothing keeps its `target` with `resolved` False.
+    A named tuple, not a frozen dataclass: a large record makes hundreds of thousands,
+    and a tuple is made five times faster.
     """
 
     source: Key

@@ -46,7 +46,6 @@ OWN_MARKS = re.compile(
 )
 """The marks the fast path renders, tried in the order the inline rules try them: wiki
 links, marked spans, citations, and code spans between single backticks."""
-_MARK_OPENING = re.compile(r"[\[`]")
 
 
 def needs_markdown(text: str) -> bool:
@@ -76,14 +75,25 @@ def own_marks(text: str) -> list[re.Match[str]] | None:
     backtick opens none. Only those are tried: the pattern alone would try every character.
     """
     found = []
-    opening = _MARK_OPENING.search(text)
-    while opening is not None:
-        mark = OWN_MARKS.match(text, opening.start())
+    ticks = "`" in text
+    at = _opening(text, 0, ticks)
+    while at >= 0:
+        mark = OWN_MARKS.match(text, at)
         if mark is None:
             return None
         found.append(mark)
-        opening = _MARK_OPENING.search(text, mark.end())
+        at = _opening(text, mark.end(), ticks)
     return found
+
+
+def _opening(text: str, start: int, ticks: bool) -> int:
+    """Where the next bracket or backtick from `start` stands; -1 where none does.
+    str.find, not a regular expression: it passes over the text between far faster."""
+    bracket = text.find("[", start)
+    if not ticks:
+        return bracket
+    tick = text.find("`", start)
+    return tick if bracket < 0 or 0 <= tick < bracket else bracket
 
 
 def _plain_mark(found: re.Match[str]) -> bool:
@@ -107,6 +117,15 @@ class Rendered:
     html: Markup
     terms: frozenset[str]
     """Ids of the terms the HTML links to, whose definitions the page must carry."""
+
+    def __reduce__(self) -> tuple[Any, tuple[str, frozenset[str]]]:
+        # Workers send back thousands: as a plain str and a frozenset, pickle handles
+        # them several times faster than a dataclass holding a str subclass.
+        return _rendered, (str(self.html), self.terms)
+
+
+def _rendered(html: str, terms: frozenset[str]) -> Rendered:
+    return Rendered(Markup(html), terms)
 
 
 class ProseRenderer:
