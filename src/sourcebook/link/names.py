@@ -5,13 +5,15 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import ahocorasick
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
+class Mention(NamedTuple):
+    """A name found in a text (a named tuple: a large record's prose holds hundreds of
+    thousands)."""
+
     start: int
     end: int
     targets: tuple[tuple[str, str], ...]
