@@ -80,3 +80,14 @@ def test_write_file_writes_over_a_longer_or_shorter_file_exactly(tmp_path: Path)
     assert path.read_bytes() == "é short".encode()
     write_file(path, b"b" * 20_000)
     assert path.read_bytes() == b"b" * 20_000
+
+
+def test_write_file_leaves_a_file_that_holds_the_bytes_already(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    write_file(path, b"<p>same</p>")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    write_file(path, b"<p>same</p>")
+    assert path.stat().st_mtime_ns == 1_000_000_000  # not written again
+    write_file(path, b"<p>sane</p>")  # as long, but not the same
+    assert path.read_bytes() == b"<p>sane</p>"
+    assert path.stat().st_mtime_ns != 1_000_000_000

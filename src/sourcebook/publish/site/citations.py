@@ -35,6 +35,7 @@ class Citations:
         """Per source id, its annotation's proven quotes, where given from outside (a
         process forked before check proved them); otherwise read from the Library's report."""
         self._full: dict[str, Rendered] = {}
+        self._short: dict[str, str] = {}
 
     def authors(self, source: Source) -> list[str]:
         people = (self.record.get("person", a) for a in source.authors)
@@ -49,7 +50,14 @@ class Citations:
         return source.publication or (publisher.title if publisher else "")
 
     def short(self, source: Entity) -> str:
-        """Who and when, for a citation in running prose."""
+        """Who and when, for a citation in running prose; made once per source, as pages
+        name a source again and again."""
+        found = self._short.get(source.id)
+        if found is None:
+            found = self._short[source.id] = self._make_short(source)
+        return found
+
+    def _make_short(self, source: Entity) -> str:
         assert isinstance(source, Source)
         names = [n.split()[-1] for n in self.authors(source) if n.split()]
         if len(names) > 2:

@@ -110,7 +110,7 @@ def prune(folder: Path, keep: Collection[str]) -> None:
     walk(str(folder), "")
 
 
-_WRITE = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def write_file(path: Path, data: bytes) -> None:
@@ -119,16 +119,21 @@ def write_file(path: Path, data: bytes) -> None:
     A build writes into the spare of an earlier one (see `staged`), over files mostly of
     the same length. Written over in place, a file keeps its blocks and cached pages;
     truncated first, it would give them up only to take them again, which on some disks
-    costs more than rendering the page. A file that is also linked from elsewhere is
-    replaced, never written through; a symbolic link is never followed.
+    costs more than rendering the page. A file that holds `data` already is left as it is:
+    reading it costs less than writing it, and the disk is spared writing it back. A file
+    that is also linked from elsewhere is replaced, never written through; a symbolic
+    link is never followed.
     """
-    fd = os.open(path, _WRITE, 0o644)
+    fd = os.open(path, _OPEN, 0o644)
     try:
-        if os.fstat(fd).st_nlink > 1:
+        info = os.fstat(fd)
+        if info.st_nlink > 1:
             os.close(fd)
             fd = -1
             os.unlink(path)
-            fd = os.open(path, _WRITE | os.O_EXCL, 0o644)
+            fd = os.open(path, _OPEN | os.O_EXCL, 0o644)
+        elif info.st_size == len(data) and os.pread(fd, len(data), 0) == data:
+            return
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
