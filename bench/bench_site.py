@@ -65,6 +65,12 @@ def record_dir(n: int, seed: int) -> Path:
     return out
 
 
+def settled() -> None:
+    """Before each timed build, sourcebook's or Hugo's: what earlier runs wrote is put on
+    disk first, so that the kernel writing it back does not land in this run's time."""
+    os.sync()
+
+
 # The sourcebook side: a fresh process checks and builds, and reports its own figures.
 
 
@@ -111,6 +117,7 @@ def run_sourcebook(root: Path, ignore_errors: bool, spare: bool = True) -> Run:
         if spare_of(out).exists():
             spare_of(out).rename(out.parent / f".{out.name}.set-aside-{time.time_ns()}")
     command = [sys.executable, __file__, "--child", str(root), str(out)]
+    settled()
     started = time.perf_counter()
     done = subprocess.run(
         command + (["--ignore-errors"] if ignore_errors else []),
@@ -247,6 +254,7 @@ def _groups(links) -> list[dict]:  # type: ignore[no-untyped-def]
 
 
 def run_hugo(site: Path, public: Path, config: str) -> Run:
+    settled()
     started = time.perf_counter()
     process = subprocess.Popen(
         [HUGO or "hugo", "--quiet", "--source", str(site), "--config", config]

@@ -179,7 +179,8 @@ def _in_background() -> None:
 class ProseWorkers:
     """The prose every page draws on (see `SiteView.warm`), rendered by `jobs` forked
     workers, a share each, while this process goes on with other work (checking the
-    record, deriving); `adopt` brings it in, so that no page worker renders it again.
+    record, deriving), and then, once check has proved their quotes, the sources'
+    citations (`cite`); `adopt` brings it all in, so that no page worker renders it again.
 
     From the fork on, the cycle collector leaves alone what the workers inherited, so that
     its memory stays shared with them; the page workers, forked later, inherit it too.
