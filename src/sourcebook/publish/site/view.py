@@ -96,6 +96,7 @@ class SiteView:
         self._page_terms: set[str] = set()
         self._fragments: dict[tuple[str, tuple[str, str]], Rendered] = {}
         self._used_by_html: dict[tuple[str, str], str] = {}
+        self._definitions: dict[str, tuple[str, str] | None] = {}
         self._nav: Markup | None = None
         self.env: Environment | None = None
         """The templates, for fragments; set by the build once it has made them."""
@@ -131,10 +132,21 @@ class SiteView:
         return self._unlinked(Markup("\n".join([f.html for f in found])))
 
     def definitions(self) -> Markup:
-        """JSON for the page's hover script: each linked term's URL → its definition."""
-        found = (self.record.get("term", t) for t in sorted(self._page_terms))
-        table = {self.url(t): self.plain(t, "definition") for t in found if t is not None}
-        return script_json(table)
+        """JSON for the page's hover script: each linked term's URL → its definition, in
+        the order of the URLs; each term's entry is written once per build."""
+        entries = sorted(filter(None, map(self._definition, self._page_terms)))
+        return Markup("{" + ",".join([entry for _url, entry in entries]) + "}")
+
+    def _definition(self, term_id: str) -> tuple[str, str] | None:
+        if term_id in self._definitions:
+            return self._definitions[term_id]
+        term = self.record.get("term", term_id)
+        found = None
+        if term is not None:
+            url = self.url(term)
+            found = (url, str(script_json({url: self.plain(term, "definition")}))[1:-1])
+        self._definitions[term_id] = found
+        return found
 
     # URLs.
 
