@@ -8,7 +8,7 @@ from pathlib import Path
 from site_fixtures import build, write_record
 from test_site_build import snapshot
 
-from sourcebook.publish.site.swap import MARK, prune, spare_of, write_file
+from sourcebook.publish.site.swap import MARK, prune, read_ahead, spare_of, write_file
 
 
 def test_a_build_keeps_the_site_it_replaced_as_its_spare(tmp_path: Path) -> None:
@@ -91,3 +91,11 @@ def test_write_file_leaves_a_file_that_holds_the_bytes_already(tmp_path: Path) -
     write_file(path, b"<p>sane</p>")  # as long, but not the same
     assert path.read_bytes() == b"<p>sane</p>"
     assert path.stat().st_mtime_ns != 1_000_000_000
+
+
+def test_read_ahead_passes_over_missing_files_and_links(tmp_path: Path) -> None:
+    (tmp_path / "page.html").write_bytes(b"<p>page</p>")
+    (tmp_path / "link.html").symlink_to(tmp_path / "page.html")
+    read_ahead([tmp_path / "page.html", tmp_path / "link.html", tmp_path / "none.html"])
+    assert (tmp_path / "page.html").read_bytes() == b"<p>page</p>"
+    assert not (tmp_path / "none.html").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
@@ -125,8 +126,9 @@ class Entity(BaseModel):
     def kind(self) -> str:
         return self.KIND
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, str]:
+        # Kept once made: a build asks each entity for its key hundreds of times.
         return (self.KIND, self.id)
 
     @property

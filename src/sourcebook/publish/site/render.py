@@ -33,7 +33,7 @@ from sourcebook.model.kinds import Source
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import Page
-from sourcebook.publish.site.swap import write_file
+from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.workers import worker_count
 
@@ -145,7 +145,9 @@ _PROSE_JOB: tuple[Any, Sequence[Any]] | None = None
 def _render_chunk(bounds: tuple[int, int]) -> int:
     assert _JOB is not None
     writer, pages = _JOB
-    for page in pages[bounds[0] : bounds[1]]:
+    chunk = pages[bounds[0] : bounds[1]]
+    read_ahead(writer.out / Urls.file_for(page.url) for page in chunk)
+    for page in chunk:
         writer.write(page)
     return bounds[1] - bounds[0]
 

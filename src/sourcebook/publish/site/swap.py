@@ -23,7 +23,7 @@ import secrets
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -111,6 +111,25 @@ def prune(folder: Path, keep: Collection[str]) -> None:
 
 
 _OPEN = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_ahead(paths: Iterable[Path]) -> None:
+    """Have the kernel start reading the files at `paths` that exist, without waiting for
+    it: `write_file` reads each back, and the spare of a build some minutes old may have
+    left memory. Done for a batch of pages before they are rendered, the reading overlaps
+    the rendering."""
+    if not hasattr(os, "posix_fadvise"):
+        return
+    for path in paths:
+        try:
+            fd = os.open(path, _READ)
+        except OSError:
+            continue  # a new file, or none at all
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        finally:
+            os.close(fd)
 
 
 def write_file(path: Path, data: bytes) -> None:
