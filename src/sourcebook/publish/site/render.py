@@ -29,7 +29,6 @@ from jinja2 import (
 )
 
 from sourcebook.library.read import CACHE_FOLDER
-from sourcebook.model.kinds import Source
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import Page
@@ -127,8 +126,11 @@ class Writer:
         canonical = self.view.absolute(page.url)
         return template.render(page=page, canonical=canonical, **page.context)
 
+    def path(self, page: Page) -> Path:
+        return self.out / Urls.file_for(page.url)
+
     def write(self, page: Page) -> None:
-        path = self.out / Urls.file_for(page.url)
+        path = self.path(page)
         if path.parent not in self._made:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._made.add(path.parent)
@@ -146,7 +148,7 @@ def _render_chunk(bounds: tuple[int, int]) -> int:
     assert _JOB is not None
     writer, pages = _JOB
     chunk = pages[bounds[0] : bounds[1]]
-    read_ahead(writer.out / Urls.file_for(page.url) for page in chunk)
+    read_ahead(map(writer.path, chunk))
     for page in chunk:
         writer.write(page)
     return bounds[1] - bounds[0]
@@ -165,9 +167,9 @@ def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[dict, ...
     """Render the citation of every `share[1]`-th source from `share[0]`, given the proof
     of their quotes; return what was made."""
     assert _PROSE_JOB is not None
-    view, entities = _PROSE_JOB
+    view = _PROSE_JOB[0]
     (start, step), proven = task
-    sources = [e for e in entities if isinstance(e, Source)]
+    sources = view.record.of("source")
     return view.warm_citations(sources[start::step], proven)
 
 
@@ -206,7 +208,7 @@ class ProseWorkers:
         their quotes: what each shows of its proof goes with it."""
         record = self._view.record
         report = getattr(record.library, "report", None)
-        sources = [e for e in record if isinstance(e, Source)]
+        sources = record.of("source")
         tasks = [
             (
                 (i, self._jobs),
