@@ -29,6 +29,7 @@ from sourcebook.derive.timeline import (
     timelines,
 )
 from sourcebook.derive.verdicts import Outcome, Verdict, verdicts
+from sourcebook.model.collector import collector_paused
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ OWNER_KINDS = ("campus", "party")
 """The kinds that carry figures."""
 
 
+@collector_paused()
 def derive_all(db: CompiledRecord) -> Derived:
     timelines = {
         (kind, owner): found

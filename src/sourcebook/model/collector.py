@@ -1,10 +1,10 @@
 """Python's cycle collector, held off while a stage builds the record's objects.
 
-Reading, linking and compiling a large record make millions of objects that live as long
-as the record. The cycle collector would look at each of them again and again as it
-grows (a fifth of a check's time at 10,000 entities) and find little to free. So each
-such stage runs with it paused, and leaves what it made among the oldest objects, where
-it is looked at only when a full collection comes due.
+Reading, linking, compiling and deriving from a large record make millions of objects
+that live as long as the record. The cycle collector would look at each of them again and
+again as it grows (a fifth of a check's time at 10,000 entities) and find little to free.
+So each such stage runs with it paused, and leaves what it made among the oldest objects,
+where it is looked at only when a full collection comes due.
 """
 
 from __future__ import annotations

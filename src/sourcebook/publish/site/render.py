@@ -173,9 +173,19 @@ def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[dict, ...
     return view.warm_citations(sources[start::step], proven)
 
 
+def _without_collector() -> None:
+    """A worker's cycle collector stays off: a worker lives for one build, and what it
+    makes is cached for the build (nothing to free) or freed by reference counting, as
+    a render leaves no cycles behind. Collections would only scan its caches again and
+    again, and write to the pages it shares with the building process. About a tenth of
+    the workers' time at 10,000 entities."""
+    gc.disable()
+
+
 def _in_background() -> None:
     """Give way to the building process: what it does meanwhile (check, derive) is what the
     pages wait for, and the prose workers can use what time it leaves."""
+    _without_collector()
     with contextlib.suppress(OSError):
         os.nice(10)
 
@@ -282,7 +292,7 @@ def write_pages(
         gc.freeze()
         _JOB = (writer, pages)
         bounds = [(i, min(i + CHUNK, len(pages))) for i in range(0, len(pages), CHUNK)]
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with multiprocessing.get_context("fork").Pool(jobs, _without_collector) as pool:
             for done in pool.imap_unordered(_render_chunk, bounds):
                 progress(done)
     finally:
