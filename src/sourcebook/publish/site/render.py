@@ -15,8 +15,10 @@ import os
 from collections.abc import Callable, MutableMapping, Sequence
 from itertools import chain
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
+import markupsafe
 from jinja2 import (
     BytecodeCache,
     ChoiceLoader,
@@ -25,8 +27,10 @@ from jinja2 import (
     FileSystemLoader,
     PrefixLoader,
     StrictUndefined,
+    Template,
     select_autoescape,
 )
+from markupsafe import Markup
 
 from sourcebook.library.read import CACHE_FOLDER
 from sourcebook.publish.site import api
@@ -67,7 +71,51 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
     return env
 
 
+def escape(value: Any) -> Markup:
+    """What `markupsafe.escape` gives, for the values templates write most, faster.
+
+    A template escapes every value it writes, half a million of them at 10,000 entities;
+    markupsafe's escape asks each, str or not, whether it is markup already, and again as
+    it wraps the result: a tenth of the time a page takes. Anything but a str or Markup
+    goes to markupsafe itself."""
+    kind = type(value)
+    if kind is str:
+        return _as_markup(
+            Markup,
+            value.replace("&", "&amp;")
+            .replace("<", "&lt;")
+            .replace(">", "&gt;")
+            .replace("'", "&#39;")
+            .replace('"', "&#34;"),
+        )
+    if kind is Markup:
+        return value
+    return markupsafe.escape(value)
+
+
+_as_markup = str.__new__
+"""Markup made from a str known to be escaped, without Markup's check that it may be
+markup already."""
+
+
+class _Template(Template):
+    @classmethod
+    def from_code(
+        cls,
+        environment: Environment,
+        code: CodeType,
+        globals: MutableMapping[str, Any],
+        uptodate: Callable[[], bool] | None = None,
+    ) -> Template:
+        """The template, its compiled code writing values through `escape` above."""
+        template = super().from_code(environment, code, globals, uptodate)
+        template.root_render_func.__globals__["escape"] = escape
+        return template
+
+
 class _Environment(Environment):
+    template_class = _Template
+
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         """A template's globals as one flat dict, not Jinja's ChainMap over the
         environment's: every render copies them into its context, and a ChainMap copies
