@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from sourcebook.link import prose
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sourcebook.link import names, prose
 from sourcebook.link.names import NameMatcher, plural_forms
 
 NAMES = [
@@ -96,3 +99,18 @@ def test_quotes_and_marked_spans():
         ("loose", None, None),
     ]
     assert [s.mark for s in prose.marked_spans(text)] == ["title"]
+
+
+@given(st.text(alphabet=st.sampled_from("Aa z_-.9'\n“”‘’–—…éÉİß\u2028")))
+def test_words_of_any_text_are_those_of_the_full_fold(text: str) -> None:
+    # The quick ways for ASCII text, and for text that is not ASCII only for its quotation
+    # marks and dashes, give what folding and spacing out every character gives.
+    assert names._words(text) == f" {names._fold(text).translate(names._SPACED_OUT)} "
+    assert len(names._words(text)) == len(text) + 2
+
+
+def test_curly_quotes_end_a_name():
+    assert found("The “Cluster” of “Colossus 2”.") == [
+        ("Cluster", (("term", "cluster"),)),
+        ("Colossus 2", (("campus", "colossus-2"),)),
+    ]

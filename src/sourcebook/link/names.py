@@ -40,9 +40,18 @@ _SPACED_OUT = _SpacedOut()
 def _words(text: str) -> str:
     """The text folded, each non-word character a space, between two spaces: every key of
     the automaton is a name so written, so it only matches whole words."""
+    if not text.isascii():
+        # Most text that is not ASCII is so only for its quotation marks and dashes.
+        for mark in _COMMON_MARKS:
+            if mark in text:
+                text = text.replace(mark, " ")
     if text.isascii():  # most text: a bytes table does both steps at once, faster
         return f" {text.encode().translate(_ASCII_WORDS).decode()} "
     return f" {_fold(text).translate(_SPACED_OUT)} "
+
+
+_COMMON_MARKS = "“”‘’–—…"
+"""Characters outside ASCII that prose uses most and that are not word characters."""
 
 
 def _fold(text: str) -> str:
