@@ -3,6 +3,7 @@ one walk against PyYAML's constructor, and files read by forked workers against 
 
 from __future__ import annotations
 
+import pickle
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.model.kinds import Term
 from sourcebook.read import entities as entities_module
 from sourcebook.read import frontmatter
 from sourcebook.read.record import read_record
@@ -110,3 +112,19 @@ def test_files_read_by_workers_are_read_as_one_by_one(tmp_path: Path, monkeypatc
     assert parallel == serial
     said = serial[1]
     assert any("R001" in d for d in said) and any("S006" in d for d in said), said
+
+
+def test_every_entity_of_the_bundled_record_pickles_back_as_it_was() -> None:
+    # As the workers that read a large record send their entities back (Entity.__reduce__).
+    record = read_record(BUNDLED, Diagnostics())
+    assert record is not None
+    for entity in record:
+        back = pickle.loads(pickle.dumps(entity, pickle.HIGHEST_PROTOCOL))
+        assert type(back) is type(entity)
+        assert back == entity
+        assert back.origin == entity.origin
+        assert back.model_fields_set == entity.model_fields_set
+        assert back.model_dump(mode="json") == entity.model_dump(mode="json")
+        assert back.pos("title") == entity.pos("title") and back.body_pos == entity.body_pos
+    unplaced = Term.model_validate({"id": "x", "title": "Unplaced", "definition": "None."})
+    assert pickle.loads(pickle.dumps(unplaced)).origin.file == ""
