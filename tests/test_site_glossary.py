@@ -7,8 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from site_fixtures import build, page, write_record
+
+from sourcebook.publish.site import structured
 
 
 @pytest.fixture(scope="module")
@@ -183,3 +187,25 @@ def test_a_draft_is_marked(tmp_path: Path) -> None:
     )
     glossary = page(site, "/vol1/glossary")
     assert re.search(r"One machine</a> <span class=\"draft-mark\">\(draft\)</span>", glossary)
+
+
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from(["", "a", "0"])),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from("abc"), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@given(JSON_VALUES)
+def test_structured_data_leaves_out_every_empty_value_at_every_depth(data: object) -> None:
+    def plainly_pruned(value: object) -> object:
+        if isinstance(value, dict):
+            kept = {k: plainly_pruned(v) for k, v in value.items()}
+            return {k: v for k, v in kept.items() if v not in ("", [], {}, None)}
+        if isinstance(value, list):
+            return [plainly_pruned(v) for v in value]
+        return value
+
+    assert structured.pruned(data) == plainly_pruned(data)

@@ -136,8 +136,16 @@ def sources_page(view: SiteView, sources: list[Source]) -> dict[str, Any]:
 def pruned(data: Any) -> Any:
     """The data without empty values: schema.org readers take a missing key as unknown."""
     if isinstance(data, dict):
-        kept = {k: pruned(v) for k, v in data.items()}
-        return {k: v for k, v in kept.items() if v not in ("", [], {}, None)}
+        kept = {}
+        for key, value in data.items():
+            if isinstance(value, (dict, list)):
+                value = pruned(value)
+            if value not in _EMPTY:
+                kept[key] = value
+        return kept
     if isinstance(data, list):
-        return [pruned(v) for v in data]
+        return [pruned(v) if isinstance(v, (dict, list)) else v for v in data]
     return data
+
+
+_EMPTY = ("", [], {}, None)
