@@ -18,7 +18,8 @@ and generator are unchanged). For each size it prints, a line each:
   and backlinks); a second line gives Hugo writing the HTML pages alone.
 
 The target: the full build of 10,000 entities within 2× Hugo's time in the same run, and
-under 1 GiB of peak memory. `--ignore-errors` measures the site even where check finds
+under 1 GiB of peak memory at every size (at 1,000, where start-up dominates, the ratio is
+printed but not judged). `--ignore-errors` measures the site even where check finds
 errors in the synthetic record (their number is printed), so that a generator and a
 check that have drifted apart do not hide the site's speed.
 """
@@ -42,6 +43,8 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 HUGO = shutil.which("hugo")
 TARGET_RATIO = 2.0
+TARGET_SIZE = 10_000
+"""The size the time target is set at; at other sizes the ratio is printed, not judged."""
 TARGET_PEAK_MIB = 1024
 
 
@@ -317,9 +320,11 @@ def bench(n: int, seed: int, repeat: int, ignore_errors: bool) -> bool:
     html_only = best_hugo(site, repeat, "html-only.toml")
     print(line("hugo, HTML only", n, html_only), flush=True)
     ratio = ours.seconds / theirs.seconds
-    met = ratio <= TARGET_RATIO and ours.peak_mib < TARGET_PEAK_MIB
+    judged = n == TARGET_SIZE
+    met = (ratio <= TARGET_RATIO or not judged) and ours.peak_mib < TARGET_PEAK_MIB
+    aim = f"target ≤ {TARGET_RATIO:g}×" if judged else f"the target is at {TARGET_SIZE:,}"
     print(
-        f"{'':<17} N={n:>6,}  {ratio:.2f}× Hugo's time (target ≤ {TARGET_RATIO:g}×; the site "
+        f"{'':<17} N={n:>6,}  {ratio:.2f}× Hugo's time ({aim}; the site "
         f"stage alone {ours.site_seconds / theirs.seconds:.2f}×; "
         f"{ours.seconds / html_only.seconds:.2f}× Hugo's without its JSON twins), "
         f"peak {ours.peak_mib:,.0f} MiB (target < {TARGET_PEAK_MIB:,} MiB): "
