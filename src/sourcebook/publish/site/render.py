@@ -243,10 +243,10 @@ def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[dict, ...
 
 def _without_collector() -> None:
     """A worker's cycle collector stays off: a worker lives for one build, and what it
-    makes is cached for the build (nothing to free) or freed by reference counting, as
-    a render leaves no cycles behind. Collections would only scan its caches again and
-    again, and write to the pages it shares with the building process. About a tenth of
-    the workers' time at 10,000 entities."""
+    makes is kept for the build or freed by reference counting (its peak memory is the
+    same without the collector). Collections would only scan its caches again and again,
+    writing to the memory it shares with the building process: about a tenth of the
+    workers' time at 10,000 entities."""
     gc.disable()
 
 
