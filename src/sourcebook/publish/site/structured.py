@@ -148,4 +148,4 @@ def pruned(data: Any) -> Any:
     return data
 
 
-_EMPTY = ("", [], {}, None)
+_EMPTY: tuple[Any, ...] = ("", [], {}, None)
