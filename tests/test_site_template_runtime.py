@@ -43,7 +43,7 @@ def test_every_template_writes_through_it(tmp_path: Path) -> None:
     for template in (loaded, inline):
         assert template.root_render_func.__globals__["escape"] is render.escape
     shown = inline.render(value="<script>alert('x') & \"y\"</script>", safe=Markup("<b>ok</b>"))
-    assert shown == ("&lt;script&gt;alert(&#39;x&#39;) &amp; &#34;y&#34;&lt;/script&gt;|<b>ok</b>")
+    assert shown == "&lt;script&gt;alert(&#39;x&#39;) &amp; &#34;y&#34;&lt;/script&gt;|<b>ok</b>"
 
 
 class _Helper:
