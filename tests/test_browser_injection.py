@@ -25,11 +25,17 @@ CLOSE = "</script><script>window.__injected=1</script>"
 SVG = "<svg onload=alert(1)>"
 TEMPLATE = "{{ 7*191 }}{% raw %}"
 TEXT = f"Word {TAG} {ATTRIBUTE} {CLOSE} {SVG} {TEMPLATE}"
-LINK = "javascript:window.__injected=1"
+LINK = f"https://example.org/{ATTRIBUTE}"
+"""A web address check accepts, written to break out of the attribute it goes in; URL
+fields that are not http(s) or mailto are refused by check (tests/test_hostile_urls.py)."""
 MARKDOWN = (
     f"{TEXT}\n\n[click](javascript:window.__injected=1) ![i](javascript:alert(1)) "
     "<javascript:alert(1)> [x](data:text/html,<script>alert(1)</script>) "
     '<img src=x onerror="alert(1)"> <a href="javascript:alert(1)">a</a>\n\n'
+    "[tab](<java\tscript:window.__injected=1>) [entity](java&#9;script:alert(1)) "
+    "[line](java&#10;script:alert(1)) [return](java&#13;script:alert(1)) "
+    "[control](&#1;javascript:alert(1)) [space](< javascript:alert(1)>) "
+    "<java\tscript:alert(1)> [nul](java&#0;script:alert(1))\n\n"
     "[ref]\n\n[ref]: javascript:alert(1)"
 )
 
@@ -152,8 +158,14 @@ DOM_CHECK = """() => {
     for (const attr of el.attributes) {
       if (attr.name.startsWith('on')) bad.push(el.tagName + ' ' + attr.name);
       const value = attr.value.trim().toLowerCase();
-      if (['href', 'src', 'action', 'formaction'].includes(attr.name)
-          && value.startsWith('javascript:')) bad.push(el.tagName + ' ' + attr.value);
+      if (['href', 'src', 'action', 'formaction'].includes(attr.name)) {
+        // The scheme as the browser itself reads it, tabs, breaks and controls removed.
+        const protocol = attr.name === 'href' && el.protocol !== undefined ? el.protocol : '';
+        const stripped = value.replace(/[\u0000-\u0020]/g, '');
+        if (protocol === 'javascript:' || stripped.startsWith('javascript:')) {
+          bad.push(el.tagName + ' ' + attr.value);
+        }
+      }
     }
   }
   for (const s of document.scripts) {

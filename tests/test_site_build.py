@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from site_fixtures import build, page, write_record
 
-from sourcebook.library.read import CACHE_FOLDER
 from sourcebook.pipeline import check
 from sourcebook.publish.site import BuildError, SiteBuild, build_site
 from sourcebook.publish.site import render as render_module
@@ -57,7 +56,7 @@ def test_a_failed_build_leaves_the_last_good_site_byte_for_byte(
         build_site(check(root), site)
     assert snapshot(site) == before
     hidden = [p.name for p in site.parent.iterdir() if p.name.startswith(".")]
-    assert hidden == [CACHE_FOLDER]  # no half-built site left beside it
+    assert hidden == []  # no half-built site left beside it
 
 
 def test_a_failing_template_leaves_the_last_good_site(tmp_path: Path) -> None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 from sourcebook import derive as derived
 from sourcebook.check import check_compiled, check_record
 from sourcebook.compile import compile_in_memory, compile_record, record_day
+from sourcebook.derive.sandbox import isolated
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link import Graph, link_record
 from sourcebook.link.backlinks import BacklinkIndex
@@ -63,8 +65,8 @@ def check(
         linked(record, graph)
     check_record(record, graph, diagnostics)
     with compile_in_memory(record, graph, as_of) as db:
-        check_compiled(record, db, diagnostics)
         image = db.image()
+    check_compiled(record, image, diagnostics)
     return Checked(record, graph, diagnostics, as_of, image)
 
 
@@ -79,15 +81,18 @@ def derive_checked(checked: Checked) -> derived.Derived:
     """Everything computed from a checked record, as of the day it was checked, read from
     the database check compiled."""
     assert checked.image is not None
-    with derived.open_image(checked.image) as db:
-        return derived.derive_all(db)
+    return isolated(checked.image, derived.derive_all)
 
 
 def derive(path: Path | str, as_of: date | None = None) -> derived.Derived:
     """Everything computed from a compiled record: scorecard, verdicts, scenarios,
     conflicts; as it stood on `as_of` where given (default: the day it was compiled as of)."""
-    with derived.open_record(path) as db:
-        if as_of is None:
-            return derived.derive_all(db)
-        with db.as_of(as_of) as then:
-            return derived.derive_all(then)
+    image = Path(path).read_bytes()
+    return isolated(image, partial(_derive_as_of, as_of))
+
+
+def _derive_as_of(as_of: date | None, db: derived.CompiledRecord) -> derived.Derived:
+    if as_of is None:
+        return derived.derive_all(db)
+    with db.as_of(as_of) as then:
+        return derived.derive_all(then)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sourcebook.check import (
+    addresses,
     dates,
     figures,
     names,
@@ -16,10 +17,10 @@ from sourcebook.check import (
     quotes,
     references,
     scenarios,
+    scripts,
     structure,
     usage,
 )
-from sourcebook.derive.sql import CompiledRecord
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link.graph import Graph
 from sourcebook.model.collector import collector_paused
@@ -29,19 +30,21 @@ Rule = Callable[[Record, Graph, Diagnostics], None]
 
 RULES: list[Rule] = [
     references.check_references,
+    addresses.check_addresses,
     names.check_names,
     dates.check_dates,
     structure.check_structure,
     usage.check_usage,
+    scripts.check_scripts,
     quotes.check_quotes,
     figures.check_figures,
     scenarios.check_scenarios,
 ]
 
-CompiledRule = Callable[[Record, CompiledRecord, Diagnostics], None]
+CompiledRule = Callable[[Record, bytes, Diagnostics], None]
 
 COMPILED_RULES: list[CompiledRule] = [queries.check_queries]
-"""Rules over the compiled record (read-only, as of the day checked): the record's own SQL."""
+"""Rules over the compiled record (its image, as of the day checked): the record's own SQL."""
 
 
 @collector_paused()
@@ -52,6 +55,6 @@ def check_record(
         rule(record, graph, diagnostics)
 
 
-def check_compiled(record: Record, db: CompiledRecord, diagnostics: Diagnostics) -> None:
+def check_compiled(record: Record, image: bytes, diagnostics: Diagnostics) -> None:
     for rule in COMPILED_RULES:
-        rule(record, db, diagnostics)
+        rule(record, image, diagnostics)

@@ -3,6 +3,9 @@ returns the shape its kind needs. Run over the compiled record, as of the day ch
 
 from __future__ import annotations
 
+from functools import partial
+
+from sourcebook.derive.sandbox import isolated
 from sourcebook.derive.scorecard import evaluate_indicator
 from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
 from sourcebook.derive.verdicts import judge
@@ -21,27 +24,41 @@ _SHAPES = {
 }
 
 
-def check_queries(record: Record, db: CompiledRecord, diagnostics: Diagnostics) -> None:
-    for kind, run in (("indicator", evaluate_indicator), ("test", judge)):
-        for entity in record.of(kind):
-            query = getattr(entity, "query", None)
-            if not query:
-                diagnostics.warning(
-                    entity.pos("title"),
-                    "X005",
-                    f"{kind} '{entity.id}' has no query, so the site cannot compute it",
-                    f"add 'query:', read-only SQL returning {_SHAPES[kind]}",
-                )
-                continue
-            try:
-                run(db, query)
-            except QueryError as exc:
-                diagnostics.error(
-                    query_pos(entity, query, exc.offset),
-                    exc.failure.value,
-                    f"{kind} query: {exc.message}",
-                    _HINTS.get(exc.failure, f"return {_SHAPES[kind]}"),
-                )
+def check_queries(record: Record, image: bytes, diagnostics: Diagnostics) -> None:
+    queried = [(kind, e) for kind in ("indicator", "test") for e in record.of(kind)]
+    for kind, entity in queried:
+        if not getattr(entity, "query", None):
+            diagnostics.warning(
+                entity.pos("title"),
+                "X005",
+                f"{kind} '{entity.id}' has no query, so the site cannot compute it",
+                f"add 'query:', read-only SQL returning {_SHAPES[kind]}",
+            )
+    runs = [(kind, e.query) for kind, e in queried if getattr(e, "query", None)]  # type: ignore[attr-defined]
+    failures = isolated(image, partial(run_queries, runs))
+    ran = [(kind, e) for kind, e in queried if getattr(e, "query", None)]
+    for (kind, entity), failure in zip(ran, failures, strict=True):
+        if failure is not None:
+            query = entity.query  # type: ignore[attr-defined]
+            diagnostics.error(
+                query_pos(entity, query, failure.offset),
+                failure.failure.value,
+                f"{kind} query: {failure.message}",
+                _HINTS.get(failure.failure, f"return {_SHAPES[kind]}"),
+            )
+
+
+def run_queries(runs: list[tuple[str, str]], db: CompiledRecord) -> list[QueryError | None]:
+    """Each (kind, query) run once over `db`: how each failed, or None."""
+    failures: list[QueryError | None] = []
+    for kind, query in runs:
+        try:
+            (evaluate_indicator if kind == "indicator" else judge)(db, query)
+        except QueryError as exc:
+            failures.append(exc)
+        else:
+            failures.append(None)
+    return failures
 
 
 def query_pos(entity: Entity, query: str, offset: int | None) -> Pos:

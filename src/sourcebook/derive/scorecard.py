@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import calendar
 import json
+import time
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
@@ -153,13 +154,17 @@ def _evaluate(
 
 
 def evaluate_indicator(
-    db: CompiledRecord, sql: str, known: dict[str, FigureRef] | None = None
+    db: CompiledRecord,
+    sql: str,
+    known: dict[str, FigureRef] | None = None,
+    seconds: float | None = None,
 ) -> Answer | None:
-    """Run an indicator's query. Raises QueryError for a failure or the wrong shape.
+    """Run an indicator's query, within `seconds` (default: the record's limit). Raises
+    QueryError for a failure or the wrong shape.
 
     `known` holds figures already read from this record (or a later state of it: walking
     back in time deletes figures but never changes one)."""
-    result = db.run(sql, max_rows=1)
+    result = db.run(sql, max_rows=1, seconds=seconds)
     unknown = [c for c in result.columns if c not in INDICATOR_COLUMNS]
     if "value" not in result.columns or unknown:
         raise QueryError(
@@ -268,20 +273,29 @@ def _walk_back(
 ) -> dict[str, dict[date, Answer | None]]:
     """indicator → month → its answer then; months where its query failed are left out.
 
-    Indicators with the same query share its answers: it runs once a month, not once each."""
+    Indicators with the same query share its answers: it runs once a month, not once each.
+    All the months of one query share one time limit, the record's limit for one run: a
+    query that is slow on every month stops at the limit, not at months × the limit; its
+    history then starts where it stopped."""
     distinct = list(dict.fromkeys(queries.values()))
     needed = set().union(*(db.tables_read(q) for q in distinct))
     copy = history_copy(db.connection, needed)
     answers: dict[str, dict[date, Answer | None]] = {sql: {} for sql in distinct}
+    left = dict.fromkeys(distinct, db.seconds)
     try:
         for month in reversed(months):
             restrict(copy, month)
-            then = CompiledRecord(copy, db.seconds)
+            then = CompiledRecord(copy, db.seconds, db.monitor)
             for sql, by_month in answers.items():
+                if left[sql] <= 0:
+                    continue
+                started = time.monotonic()
                 try:
-                    by_month[month] = evaluate_indicator(then, sql, known)
+                    by_month[month] = evaluate_indicator(then, sql, known, left[sql])
                 except QueryError:
                     continue
+                finally:
+                    left[sql] -= time.monotonic() - started
             then.writable()
     finally:
         copy.close()

@@ -14,16 +14,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from sourcebook.derive.as_of import copy_as_of
 
 DEFAULT_SECONDS = 2.0
+MAX_SECONDS = 10.0
+"""The longest any query may run, whatever the record's settings say."""
 _PROGRESS_STEPS = 1000
 """SQLite virtual-machine steps between two looks at the clock."""
-_MAX_VALUE_BYTES = 50_000_000
-"""The largest string or blob a query may make: randomblob(1e9) is refused, not allocated."""
+_LIMITS = {
+    sqlite3.SQLITE_LIMIT_ATTACHED: 0,
+    # The largest string or blob a query may make: randomblob(1e9) is refused, not
+    # allocated. No smaller: the record's own texts (a body of up to 50 MB) must be read.
+    sqlite3.SQLITE_LIMIT_LENGTH: 60_000_000,
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 100_000,
+    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 1000,
+    sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 200,
+    sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 100,
+}
 
 _ALLOWED = {
     sqlite3.SQLITE_SELECT,
@@ -58,6 +69,9 @@ class QueryError(Exception):
         super().__init__(message)
         self.failure, self.message, self.offset = failure, message, offset
 
+    def __reduce__(self) -> tuple[Any, tuple[Failure, str, int | None]]:
+        return QueryError, (self.failure, self.message, self.offset)
+
 
 @dataclass(frozen=True, slots=True)
 class Result:
@@ -70,14 +84,24 @@ class Result:
 class CompiledRecord:
     """A compiled record opened for reading; the record's own queries run through `run`."""
 
-    def __init__(self, connection: sqlite3.Connection, seconds: float | None = None):
+    def __init__(
+        self, connection: sqlite3.Connection, seconds: float | None = None, monitor: Any = None
+    ):
         connection.execute("PRAGMA query_only = ON")
-        connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _MAX_VALUE_BYTES)
+        for limit, value in _LIMITS.items():
+            connection.setlimit(limit, value)
         connection.set_authorizer(_authorize)
         connection.row_factory = sqlite3.Row
         self.connection = connection
-        self.seconds = seconds if seconds is not None else self._record_seconds()
+        self.seconds = min(seconds if seconds is not None else self._record_seconds(), MAX_SECONDS)
+        self.monitor = monitor
+        """Where the record's queries run in a process of their own (see `sandbox`), what
+        watches them there."""
+
+    @cached_property
+    def day(self) -> str:
+        """The day the record stands at."""
+        return self.meta("as_of") or ""
 
     def __enter__(self) -> CompiledRecord:
         return self
@@ -132,11 +156,21 @@ class CompiledRecord:
 
     def as_of(self, day: date) -> CompiledRecord:
         """An in-memory copy of this record as it stood on `day`; close it after use."""
-        return CompiledRecord(copy_as_of(self.connection, day), self.seconds)
+        return CompiledRecord(copy_as_of(self.connection, day), self.seconds, self.monitor)
 
-    def run(self, sql: str, max_rows: int = 1000) -> Result:
-        """Run one of the record's own statements. Raises QueryError, saying why and where."""
-        deadline = time.monotonic() + self.seconds
+    def run(self, sql: str, max_rows: int = 1000, seconds: float | None = None) -> Result:
+        """Run one of the record's own statements, within `seconds` (default: the record's
+        limit). Raises QueryError, saying why and where."""
+        seconds = self.seconds if seconds is None else min(seconds, self.seconds)
+        if self.monitor is not None:
+            return self.monitor.run(self, sql, max_rows, seconds)  # type: ignore[no-any-return]
+        return self.run_here(sql, max_rows, seconds)
+
+    def run_here(self, sql: str, max_rows: int, seconds: float) -> Result:
+        """`run` in this process: stopped between steps once past `seconds`."""
+        if seconds <= 0:
+            raise _too_slow(self.seconds)
+        deadline = time.monotonic() + seconds
         self.connection.set_progress_handler(_stopper(deadline), _PROGRESS_STEPS)
         try:
             cursor = self.connection.execute(sql)
@@ -147,6 +181,8 @@ class CompiledRecord:
             raise _programming(exc) from None
         except sqlite3.Error as exc:
             raise _classify(exc, sql, self.seconds) from None
+        except MemoryError:
+            raise QueryError(Failure.FAILED, "the query ran out of memory") from None
         finally:
             self.connection.set_progress_handler(None, 0)
         return Result(columns, tuple(tuple(r) for r in rows[:max_rows]), len(rows) > max_rows)
@@ -198,12 +234,16 @@ def _programming(exc: sqlite3.ProgrammingError) -> QueryError:
     return QueryError(Failure.FAILED, str(exc))
 
 
+def _too_slow(seconds: float) -> QueryError:
+    return QueryError(
+        Failure.TOO_SLOW, f"the query ran past its time limit of {seconds:g} s and was stopped"
+    )
+
+
 def _classify(exc: sqlite3.Error, sql: str, seconds: float) -> QueryError:
     message = str(exc)
     if message == "interrupted":
-        return QueryError(
-            Failure.TOO_SLOW, f"the query ran past its time limit of {seconds:g} s and was stopped"
-        )
+        return _too_slow(seconds)
     if any(word in message for word in _WRITING):
         return QueryError(
             Failure.NOT_READ_ONLY,

@@ -15,9 +15,13 @@ from pydantic import ValidationError
 from sourcebook.diagnostics import Diagnostics, Pos
 from sourcebook.library.files import write_atomic
 from sourcebook.library.items import SHELF_PATTERN, Item, Library
+from sourcebook.read.frontmatter import FrontMatterError, within_budget
+from sourcebook.read.paths import Confined
 
 FOLDER = "library"
 CACHE_FOLDER = ".sourcebook-cache"
+MAX_ITEM_BYTES = 1_000_000
+"""An item's metadata is a few lines; a file larger than this is not read."""
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -29,12 +33,38 @@ def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Libra
     if not library.folder.is_dir():
         return library
     parsed = _ParsedCache(root / CACHE_FOLDER / "library" / "items-v1.json")
+    confined = Confined(root)
     for entry in _metadata_files(library.folder):
+        if not _inside(confined, entry.path, library, diagnostics):
+            continue
         item = _read_item(entry, library, parsed, diagnostics)
+        if item is not None and not all(
+            _inside(confined, path, library, diagnostics) for path in _files_of(item, library)
+        ):
+            item = None
         if item is not None:
             library.items[item.shelf] = item
     parsed.save()
     return library
+
+
+def _inside(confined: Confined, path: str, library: Library, diagnostics: Diagnostics) -> bool:
+    """Whether a file of the Library stays inside the record once links are followed; an
+    item whose files leave it is not read (its text could be anything on the machine)."""
+    if confined.holds(path):
+        return True
+    shown = library.shown_path(os.path.relpath(path, library.folder).replace(os.sep, "/"))
+    diagnostics.error(
+        Pos(shown),
+        "R010",
+        "symbolic link leads outside the record; it is not followed",
+        "copy the file into the record, or remove the link",
+    )
+    return False
+
+
+def _files_of(item: Item, library: Library) -> list[str]:
+    return [library.text_file(item.shelf), str(library.object_path(item.sha256))]
 
 
 def _metadata_files(folder: Path) -> list[os.DirEntry[str]]:
@@ -73,7 +103,11 @@ class _ParsedCache:
             data = known[3]
         else:
             with open(entry.path, "rb") as file:
-                data = yaml.load(file.read().decode("utf-8"), Loader=_Loader)
+                text = file.read(MAX_ITEM_BYTES + 1).decode("utf-8")
+            if len(text) > MAX_ITEM_BYTES:
+                raise ValueError(f"over {MAX_ITEM_BYTES:,} bytes")
+            within_budget(text, entry.name, 1)
+            data = yaml.load(text, Loader=_Loader)
             self.changed = True
         self.seen[entry.name] = [*signature, data]
         return data
@@ -97,7 +131,12 @@ def _read_item(
         return None
     try:
         data = parsed.parse(entry)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except FrontMatterError as exc:
+        diagnostics.error(
+            Pos(shown, exc.pos.line, exc.pos.col), "Q005", f"library item: {exc.message}"
+        )
+        return None
+    except (OSError, ValueError, yaml.YAMLError) as exc:
         diagnostics.error(Pos(shown), "Q005", f"library item cannot be read: {_first_line(exc)}")
         return None
     if not isinstance(data, dict):

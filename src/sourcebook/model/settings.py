@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from sourcebook.model.addresses import address_problem, path_problem, scheme
+
+MAX_FILE_BYTES = 50_000_000
+"""The largest `max_file_bytes` a record may set: a file is read whole into memory."""
+MAX_QUERY_SECONDS = 10.0
+"""The longest `query_seconds` a record may set, whatever it says: CI runs every record."""
 
 
 class Book(BaseModel):
@@ -31,16 +38,47 @@ class Site(BaseModel):
     series_corrections_url: str = Field(
         default="", description="The series-level 'Where its sources were wrong' page."
     )
-    language: str = Field(default="en", description="The site's language (BCP 47).")
+    language: str = Field(
+        default="en",
+        pattern=r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$",
+        description="The site's language (BCP 47).",
+    )
+
+    @field_validator("base_path")
+    @classmethod
+    def _url_path(cls, value: str) -> str:
+        problem = path_problem(value)
+        if problem:
+            raise ValueError(f"not a URL path such as /vol1: {problem}")
+        return value
+
+    @field_validator("base_url", "book_url", "notify_url", "series_corrections_url")
+    @classmethod
+    def _address(cls, value: str, info: ValidationInfo) -> str:
+        problem = address_problem(value) if value else None
+        if not problem and value and info.field_name == "base_url":
+            problem = None if scheme(value) in ("http", "https") else "is not http(s)"
+        if problem:
+            raise ValueError(f"not a web address: it {problem}")
+        return value
 
 
 class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     max_file_bytes: int = Field(
-        default=5_000_000, description="A record file larger than this is refused unread."
+        default=5_000_000,
+        gt=0,
+        le=MAX_FILE_BYTES,
+        description="A record file larger than this is refused unread (at most 50,000,000).",
     )
-    query_seconds: float = Field(default=2.0, description="Time limit of each derived query.")
+    query_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        le=MAX_QUERY_SECONDS,
+        allow_inf_nan=False,
+        description="Time limit of each of the record's queries, in seconds (at most 10).",
+    )
 
 
 class Settings(BaseModel):

@@ -100,9 +100,79 @@ def split(text: str, file: str) -> tuple[str, int, str, int]:
         line += 1
 
 
+MAX_DEPTH = 32
+"""Nesting of front matter at most: a record needs four or five levels; libyaml composes
+nested collections by recursion, and a deep enough nesting would crash the interpreter."""
+MAX_VALUES = 100_000
+"""Values front matter may hold once its aliases are expanded: a few hundred bytes of
+aliases of aliases would otherwise stand for billions of values."""
+_GATE = 400
+"""Below this many structural characters and with no alias, no budget can be exceeded."""
+
+
+def within_budget(text: str, file: str, base_line: int) -> None:
+    """Raise FrontMatterError where YAML `text` nests deeper than MAX_DEPTH or expands to
+    more than MAX_VALUES values through its aliases, before anything is composed from it.
+    Read as libyaml's events, which it makes without recursion, and only where the text
+    could exceed a budget at all."""
+    if "*" not in text and sum(map(text.count, "[{-:?")) < _GATE:
+        return
+    loader = SafeLoader(text)
+    sizes: dict[str, int] = {}
+    open_: list[tuple[int, str | None]] = [(0, None)]  # (values so far, anchor) per level
+    total = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                open_.append((1, event.anchor))
+                if len(open_) > MAX_DEPTH + 1:
+                    raise _over(event, file, base_line, f"nests deeper than {MAX_DEPTH} levels")
+                added = 1
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                size, anchor = open_.pop()
+                if anchor:
+                    sizes[anchor] = size
+                count, above = open_[-1]
+                open_[-1] = (count + size, above)
+                continue
+            elif isinstance(event, yaml.AliasEvent):
+                added = sizes.get(event.anchor or "", 1)
+                count, above = open_[-1]
+                open_[-1] = (count + added, above)
+            elif isinstance(event, yaml.ScalarEvent):
+                added = 1
+                if event.anchor:
+                    sizes[event.anchor] = 1
+                count, above = open_[-1]
+                open_[-1] = (count + added, above)
+            else:
+                continue
+            total += added
+            if total > MAX_VALUES:
+                raise _over(event, file, base_line, f"holds more than {MAX_VALUES:,} values")
+    except yaml.MarkedYAMLError as exc:
+        raise _malformed(exc, file, base_line) from None
+    finally:
+        loader.dispose()
+
+
+def _over(event: yaml.Event, file: str, base_line: int, what: str) -> FrontMatterError:
+    mark = event.start_mark
+    return FrontMatterError(
+        Pos(file, base_line + mark.line, mark.column + 1),
+        "R011",
+        f"front matter {what} once its YAML aliases are expanded"
+        if "values" in what
+        else f"front matter {what}",
+        "write the values out plainly; a record's front matter needs no deep nesting",
+    )
+
+
 def parse(text: str, file: str) -> Parsed:
     """Parse a whole entity file. Raises FrontMatterError for what cannot be read."""
     yaml_text, yaml_line, body, body_line = split(text, file)
+    within_budget(yaml_text, file, yaml_line)
     parsed = Parsed(file, {}, body, body_line)
     loader = RecordLoader(yaml_text)
     try:
@@ -113,7 +183,9 @@ def parse(text: str, file: str) -> Parsed:
     except yaml.MarkedYAMLError as exc:
         raise _malformed(exc, file, yaml_line) from None
     except (yaml.YAMLError, ValueError, OverflowError) as exc:
-        raise FrontMatterError(Pos(file, yaml_line, 1), "R001", f"malformed YAML: {exc}") from None
+        raise FrontMatterError(
+            Pos(file, yaml_line, 1), "R001", f"malformed YAML: {_plain(exc)}"
+        ) from None
     finally:
         loader.dispose()
     if data is None:
@@ -128,6 +200,14 @@ def parse(text: str, file: str) -> Parsed:
     parsed = Parsed(file, data, body, body_line)
     _walk(node, (), parsed, yaml_line, yaml_text)
     return parsed
+
+
+def _plain(exc: Exception) -> str:
+    """An error's message for a person: Python's own words for an over-long number are
+    about its settings, not the file."""
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        return "a number of more than 4,300 digits"
+    return " ".join(str(exc).split())
 
 
 def _malformed(exc: yaml.MarkedYAMLError, file: str, yaml_line: int) -> FrontMatterError:
@@ -178,6 +258,8 @@ class _Builder:
             return False
         try:
             self.parsed.data = self._value(node, ())
+        except FrontMatterError:
+            raise
         except Exception:  # whatever went wrong, the full constructor says it as before
             return False
         return True
@@ -224,7 +306,12 @@ class _Builder:
         construct = self.scalars.get(node.tag)
         if construct is None:
             raise _Unusual(node.tag)
-        return construct(node)
+        try:
+            return construct(node)
+        except ValueError as exc:
+            mark = node.start_mark
+            pos = Pos(self.parsed.file, self.base + mark.line, mark.column + 1)
+            raise FrontMatterError(pos, "R001", f"malformed YAML: {_plain(exc)}") from None
 
 
 def _walk(node: yaml.Node, path: Path_, parsed: Parsed, base: int, text: str) -> None:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 from sourcebook.diagnostics import Diagnostics, Pos
-from sourcebook.library.read import read_library
 from sourcebook.model.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.read.entities import EntityFile, FileRead, reading
+from sourcebook.read.paths import Confined, check_published_links
 from sourcebook.read.settings import RecordError, read_settings
 
 __all__ = ["RecordError", "read_record"]
@@ -29,13 +28,18 @@ def read_record(root: Path | str, diagnostics: Diagnostics) -> Record | None:
     if settings is None:
         return None
     record = Record(root=root, settings=settings)
+    confined = Confined(root)
     files = [
-        EntityFile(kind.name, name[: -len(".md")], path, shown)
+        EntityFile(kind.name, os.path.basename(path)[: -len(".md")], path, shown)
         for kind in KINDS
-        for path, shown, name in _entity_files(
+        for path, shown in confined.files(
             root / kind.folder, _shown(kind.folder, shown_root), diagnostics
         )
+        if path.endswith(".md")
     ]
+    check_published_links(confined, shown_root, diagnostics)
+    from sourcebook.library.read import read_library
+
     with reading(files, settings.limits.max_file_bytes) as reads:
         record.library = read_library(root, shown_root, diagnostics)
         for read in reads:
@@ -45,35 +49,6 @@ def read_record(root: Path | str, diagnostics: Diagnostics) -> Record | None:
 
 def _shown(relative: str, shown_root: str) -> str:
     return relative if shown_root == "." else f"{shown_root}/{relative}"
-
-
-def _entity_files(
-    folder: Path, shown_folder: str, diagnostics: Diagnostics
-) -> Iterator[tuple[str, str, str]]:
-    """(path, path as shown, name) of each Markdown file below `folder`, in a stable order;
-    links are followed once, never looped."""
-    if not folder.is_dir():
-        return
-    top = str(folder)
-    visited: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
-        shown_dir = shown_folder + dirpath[len(top) :].replace(os.sep, "/")
-        real = os.path.realpath(dirpath)
-        if real in visited:
-            diagnostics.error(
-                Pos(shown_dir),
-                "R009",
-                "symbolic link loop: this folder leads back to one already read",
-                "remove the link",
-            )
-            dirnames.clear()
-            continue
-        visited.add(real)
-        dirnames.sort()
-        dirnames[:] = [d for d in dirnames if not d.startswith((".", "_"))]
-        for name in sorted(filenames):
-            if name.endswith(".md") and not name.startswith("."):
-                yield os.path.join(dirpath, name), f"{shown_dir}/{name}", name
 
 
 def _add(read: FileRead, record: Record, diagnostics: Diagnostics) -> None:

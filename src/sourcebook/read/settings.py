@@ -57,7 +57,8 @@ def read_settings(root: Path, shown_root: str, diagnostics: Diagnostics) -> Sett
                     f"missing setting '{'.'.join(loc)}'",
                 )
             else:
-                diagnostics.error(pos, "S003", f"setting '{'.'.join(loc)}': {error['msg']}")
+                message = error["msg"].removeprefix("Value error, ")
+                diagnostics.error(pos, "S003", f"setting '{'.'.join(loc)}': {message}")
         return None
 
 

@@ -10,11 +10,11 @@ from typing import Any
 
 from sourcebook.derive import Derived
 from sourcebook.link import Graph
+from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
 from sourcebook.pipeline import Checked, derive_checked
 from sourcebook.publish.site.api import with_twins
 from sourcebook.publish.site.pages import FEED_TEMPLATE, Page, navigation, site_pages
-from sourcebook.publish.site.prose import safe_link
 from sourcebook.publish.site.releases import (
     Release,
     ReleaseReadError,
@@ -23,6 +23,7 @@ from sourcebook.publish.site.releases import (
 )
 from sourcebook.publish.site.render import (
     ProseWorkers,
+    RenderError,
     Writer,
     copy_files,
     default_jobs,
@@ -108,7 +109,10 @@ class SiteBuild:
             self._error = exc  # told by `finish`, after what check found
             return
         if prepared.jobs > 1:
-            self._prose = ProseWorkers(prepared.view, prepared.jobs)
+            try:
+                self._prose = ProseWorkers(prepared.view, prepared.jobs)
+            except RenderError as exc:
+                self._error = BuildError(str(exc))
 
     def finish(
         self,
@@ -148,7 +152,7 @@ class SiteBuild:
                 assert view.env is not None
                 writer = Writer(view.env, view, staging)
                 write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)
-        except SwapError as exc:
+        except (SwapError, RenderError) as exc:
             raise BuildError(str(exc)) from None
         return Built(Path(out_dir), len(pages), time.perf_counter() - started, site.jobs)
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sourcebook.link.backlinks import sort_key
+from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity, day_start
 from sourcebook.model.kinds import Category, Correction, Source
 from sourcebook.model.record import Record
-from sourcebook.publish.site.prose import safe_link
 from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.urls import SECTIONS, Urls
 

@@ -1,7 +1,7 @@
 """Record prose → safe HTML: Markdown without raw HTML, wiki links, citations and mentions.
 
 Markdown is parsed by markdown-it with HTML disabled, so nothing in the record can
-inject markup; links may only be http(s), mailto or site-relative. On top of
+inject markup; links may only be http(s), mailto or site-relative (`safe_link`). On top of
 CommonMark: `[[id]]`, `[[kind:id]]` and `[[id|text]]` link to the entity;
 `[@id, p. 81]` links to the source; a span written `[“…”]{.scare}` or `{.title}`
 shows its quoted text; and every name of a term, campus, party or person found in the
@@ -26,14 +26,13 @@ from markupsafe import Markup
 
 from sourcebook.link import prose as marks
 from sourcebook.link.names import NameMatcher
+from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.publish.site.urls import Urls
 
 Key = tuple[str, str]
-SAFE_SCHEMES = {"http", "https", "mailto"}
-_SCHEME = re.compile(r"^\s*([a-z][a-z0-9+.\-]*):", re.I)
 _KIND_RANK = {k.name: i for i, k in enumerate(KINDS)}
 MARKUP_CHARS = re.compile(r"[][*_`<>&\\~|\r\0\t]")
 """Characters Markdown might read as markup wherever they stand."""
@@ -104,12 +103,6 @@ def _between(text: str, found: list[re.Match[str]]) -> list[str]:
     """The text before, between and after the marks."""
     cuts = [0, *(i for mark in found for i in mark.span()), len(text)]
     return [text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
-
-
-def safe_link(url: str) -> bool:
-    """Only http(s), mailto and scheme-less (site-relative) links reach a page."""
-    found = _SCHEME.match(url)
-    return found is None or found[1].lower() in SAFE_SCHEMES
 
 
 @dataclass(frozen=True, slots=True)

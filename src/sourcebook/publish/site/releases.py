@@ -10,6 +10,7 @@ latest one.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,16 +18,20 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from sourcebook.model.addresses import has_controls
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import kind_by_name
 from sourcebook.publish.release.version import MANIFEST, is_release, version_key
 from sourcebook.publish.site.api import PRIVATE
+from sourcebook.read.paths import Confined
 
 CHANGELOG = "CHANGELOG.md"
 BIBTEX = "release.bib"
 CITATION = "CITATION.cff"
 FIGURES_TABLE = "figures"
 ENTITIES_TABLE = "entities"
+MAX_BYTES = 50_000_000
+"""The largest file of a release the site reads (its manifest, changelog, citation)."""
 
 # Changelogs are the release's own Markdown: no raw HTML, and markdown-it's own refusal of
 # javascript: and other unsafe links.
@@ -69,48 +74,83 @@ def read_releases(root: Path) -> list[Release]:
     folder = root / "releases"
     if not folder.is_dir():
         return []
-    found = [read_release(f) for f in folder.iterdir() if f.is_dir() and is_release(f)]
+    confined = Confined(root)
+    found = [
+        read_release(f, confined)
+        for f in sorted(folder.iterdir())
+        if confined.holds(f) and f.is_dir() and is_release(f)
+    ]
     return sorted(found, key=lambda r: version_key(r.version), reverse=True)
 
 
-def read_release(folder: Path) -> Release:
+def read_release(folder: Path, confined: Confined | None = None) -> Release:
+    """The release in `folder`. Its version is its folder's name, which check_version
+    allows; every file its manifest names must stand inside it."""
+    confined = confined or Confined(folder)
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads(_text(folder / MANIFEST, confined, required=True))
         files = tuple(ReleaseFile(f["path"], f["bytes"], f["sha256"]) for f in manifest["files"])
         tables = {t["name"]: t for t in manifest["tables"]}
+        for path in [*(f.path for f in files), *_table_paths(tables)]:
+            _inside(folder, path, confined)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ReleaseReadError(f"{folder / MANIFEST} cannot be read: {exc}") from None
+    version = manifest.get("version", folder.name)
+    if version != folder.name:
+        raise ReleaseReadError(
+            f"{folder / MANIFEST} names version '{version}', but its folder is '{folder.name}'"
+        )
     return Release(
-        version=manifest.get("version", folder.name),
-        date=manifest.get("date", ""),
-        title=manifest.get("title", folder.name),
-        licence=manifest.get("licence", ""),
+        version=folder.name,
+        date=str(manifest.get("date", "")),
+        title=str(manifest.get("title", folder.name)),
+        licence=str(manifest.get("licence", "")),
         previous=manifest.get("previous"),
         tables=tables,
         files=files,
-        changelog=_changelog(folder),
-        bibtex=_text(folder / BIBTEX),
+        changelog=_changelog(folder, confined),
+        bibtex=_text(folder / BIBTEX, confined),
         folder=folder,
-        holds=_held(folder, tables),
+        holds=_held(folder, tables, confined),
     )
 
 
-def _held(folder: Path, tables: dict[str, dict[str, Any]]) -> frozenset[tuple[str, str]]:
+def _table_paths(tables: dict[str, dict[str, Any]]) -> list[str]:
+    return [str(t[key]) for t in tables.values() for key in ("csv", "json") if key in t]
+
+
+def _inside(folder: Path, path: str, confined: Confined) -> Path:
+    """The file at `path` of a release, which must be a plain relative path that stays in
+    its folder; a ValueError says why not."""
+    if not isinstance(path, str) or not path or path.startswith("/") or "\\" in path:
+        raise ValueError(f"'{path}' is not a relative path")
+    parts = path.split("/")
+    if any(part in ("", ".", "..") or has_controls(part) for part in parts):
+        raise ValueError(f"'{path}' is not a plain path inside the release")
+    found = folder.joinpath(*parts)
+    if os.path.lexists(found) and not confined.holds(found):
+        raise ValueError(f"'{path}' is a symbolic link that leads outside the record")
+    return found
+
+
+def _held(
+    folder: Path, tables: dict[str, dict[str, Any]], confined: Confined
+) -> frozenset[tuple[str, str]]:
     """The entities a release holds, from its entities table."""
     listing = tables.get(ENTITIES_TABLE)
     if listing is None:
         return frozenset()
     try:
-        rows = json.loads((folder / listing["json"]).read_text(encoding="utf-8"))
+        rows = json.loads(_text(folder / listing["json"], confined, required=True))
         return frozenset((row["kind"], row["id"]) for row in rows)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ReleaseReadError(f"{folder / listing['json']} cannot be read: {exc}") from None
 
 
-def _changelog(folder: Path) -> Markup:
+def _changelog(folder: Path, confined: Confined) -> Markup:
     """The changelog as HTML, less its own title (the page names the release), its
     headings moved under the page's "What changed" (an h3)."""
-    text = _text(folder / CHANGELOG)
+    text = _text(folder / CHANGELOG, confined)
     lines = text.splitlines()
     if lines and lines[0].startswith("# "):
         text = "\n".join(lines[1:])
@@ -121,16 +161,27 @@ def _changelog(folder: Path) -> Markup:
     return Markup(_MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {}))
 
 
-def _text(path: Path) -> str:
+def _text(path: Path, confined: Confined, required: bool = False) -> str:
+    """A file of a release as text; '' where it is missing, unless `required`. A link out of
+    the record, or a file over MAX_BYTES, is never read."""
+    if not confined.holds(path):
+        raise ReleaseReadError(f"{path}: symbolic link leads outside the record")
     try:
-        return path.read_text(encoding="utf-8")
+        with open(path, "rb") as opened:
+            data = opened.read(MAX_BYTES + 1)
     except OSError:
+        if required:
+            raise
         return ""
+    if len(data) > MAX_BYTES:
+        raise ReleaseReadError(f"{path} is over {MAX_BYTES:,} bytes")
+    return data.decode("utf-8", errors="replace")
 
 
 def release_files(releases: list[Release]) -> dict[str, Path]:
     """Each release's files (those its manifest lists, and the manifest) that are there,
-    relative to the folder that holds the releases, and where each is."""
+    relative to the folder that holds the releases, and where each is; every path was
+    checked to stand inside its release as it was read."""
     return {
         f"{release.version}/{path}": release.folder / path
         for release in releases

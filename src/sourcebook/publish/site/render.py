@@ -12,7 +12,8 @@ import contextlib
 import gc
 import multiprocessing
 import os
-from collections.abc import Callable, MutableMapping, Sequence
+import traceback
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from itertools import chain
 from pathlib import Path
 from types import CodeType, MethodType
@@ -28,17 +29,21 @@ from jinja2 import (
     PrefixLoader,
     StrictUndefined,
     Template,
+    TemplateNotFound,
+    TemplateSyntaxError,
     select_autoescape,
 )
+from jinja2.loaders import split_template_path
 from jinja2.runtime import Context
+from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
-from sourcebook.library.read import CACHE_FOLDER
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import Page
 from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
+from sourcebook.read.paths import Confined
 from sourcebook.workers import worker_count
 
 HERE = Path(__file__).parent
@@ -52,13 +57,19 @@ Progress = Callable[[int], None]
 
 
 def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
-    """Jinja2 with autoescaping on; the record's templates/ first, then the built-in ones."""
+    """Jinja2 with autoescaping on; the record's templates/ first, then the built-in ones.
+
+    A record's own templates are code from whoever wrote the record: where it has any, every
+    template renders in Jinja's sandbox, which refuses what a template could reach beyond
+    the values it is given (`lipsum.__globals__`, `__class__`, …)."""
     builtin = FileSystemLoader(TEMPLATES)
-    loaders: list[Any] = []
-    if (record_root / "templates").is_dir():
-        loaders.append(FileSystemLoader(record_root / "templates"))
+    own = record_root / "templates"
+    confined = Confined(record_root)
+    overridden = any(confined.files(own, ""))
+    loaders: list[Any] = [ConfinedLoader(own, confined)] if overridden else []
     loaders += [builtin, PrefixLoader({"sourcebook": builtin})]
-    env = _Environment(
+    kind = _SandboxedEnvironment if overridden else _Environment
+    env = kind(
         loader=ChoiceLoader(loaders),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
@@ -66,10 +77,30 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
         lstrip_blocks=True,
         auto_reload=False,
         cache_size=-1,
-        bytecode_cache=_compiled_templates(record_root),
+        bytecode_cache=_compiled_templates(sandboxed=overridden),
     )
     env.globals.update(globals_)
     return env
+
+
+class ConfinedLoader(FileSystemLoader):
+    """The record's templates/, where a link that leaves the record is no template."""
+
+    def __init__(self, folder: Path, confined: Confined):
+        super().__init__(folder)
+        self.confined = confined
+
+    def get_source(
+        self, environment: Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        pieces = split_template_path(template)
+        for searchpath in self.searchpath:
+            path = os.path.join(searchpath, *pieces)
+            if os.path.lexists(path):
+                if not (self.confined.holds(path) and os.path.isfile(path)):
+                    raise TemplateNotFound(template)
+                break
+        return super().get_source(environment, template)
 
 
 def escape(value: Any) -> Markup:
@@ -143,30 +174,35 @@ class _Environment(Environment):
         return {**self.globals, **(d or {})}
 
 
-def _compiled_templates(record_root: Path) -> BytecodeCache | None:
-    """Templates compiled by an earlier build, in the record's git-ignored cache: compiling
-    them all takes a build a quarter of a second. Jinja keys each by its source's checksum,
-    so an edited or overriding template is compiled afresh. None where the record is
-    read-only."""
-    folder = record_root / CACHE_FOLDER / "templates"
+class _SandboxedEnvironment(SandboxedEnvironment, _Environment):
+    """The sandbox, with the same templates, contexts and globals as the plain one."""
+
+
+def _compiled_templates(sandboxed: bool) -> BytecodeCache | None:
+    """Templates compiled by an earlier build: compiling them all takes a build a quarter
+    of a second. Jinja keys each by its source's checksum, so an edited or overriding
+    template is compiled afresh. Kept in Jinja's own per-user folder (created private, and
+    refused if anyone else could write to it), never in the record: compiled templates are
+    code, and a record could hold any file. Sandboxed code is kept apart from plain code."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
+        return FileSystemBytecodeCache(pattern=f"sourcebook-{'sandboxed-' * sandboxed}%s.cache")
+    except RuntimeError:  # a cache folder Jinja does not trust
         return None
-    return FileSystemBytecodeCache(str(folder))
 
 
 def static_files(record_root: Path, urls: Urls) -> dict[str, Path]:
     """Each static file of the site, relative to the output folder, and where it comes
     from: the built-in ones, and the record's own over them."""
     target = Urls.file_for(urls.static("x")).rsplit("/", 1)[0]
-    own = record_root / "static"
-    return {
-        f"{target}/{path.relative_to(folder).as_posix()}": path
-        for folder in ([STATIC, own] if own.is_dir() else [STATIC])
-        for path in sorted(folder.rglob("*"))
+    files = {
+        f"{target}/{path.relative_to(STATIC).as_posix()}": path
+        for path in sorted(STATIC.rglob("*"))
         if path.is_file()
     }
+    confined = Confined(record_root)  # check reports the links it passes over
+    for path, shown in confined.files(record_root / "static", "", hidden=True):
+        files[f"{target}{shown}"] = Path(path)
+    return files
 
 
 def copy_files(files: dict[str, Path], out: Path) -> None:
@@ -190,9 +226,10 @@ class Writer:
         if page.template == api.TEMPLATE:
             return api.render(self.view, page)
         self.view.begin(page.url)
-        template = self.env.get_template(page.template)
-        canonical = self.view.absolute(page.url)
-        return template.render(page=page, canonical=canonical, **page.context)
+        with template_errors(f"while rendering {page.url}"):
+            template = self.env.get_template(page.template)
+            canonical = self.view.absolute(page.url)
+            return template.render(page=page, canonical=canonical, **page.context)
 
     def path(self, page: Page) -> Path:
         return self.out / Urls.file_for(page.url)
@@ -203,6 +240,49 @@ class Writer:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._made.add(path.parent)
         write_file(path, self.render(page).encode("utf-8"))
+
+
+class RenderError(Exception):
+    """A template that failed: one line saying where, for a person."""
+
+
+TEMPLATE_SUFFIXES = (".html", ".xml", ".atom")
+
+
+@contextlib.contextmanager
+def template_errors(doing: str) -> Iterator[None]:
+    """Turn an error raised by a template's code into a RenderError naming the template's
+    file and line: a record's own templates can fail in any way, and a person wants the
+    line of the template, not Python's traceback."""
+    try:
+        yield
+    except RenderError:
+        raise
+    except TemplateSyntaxError as exc:
+        where = f"{_shown_template(exc.filename or exc.name or '?')}:{exc.lineno}"
+        raise RenderError(f"{where}: {exc.message} ({doing})") from None
+    except Exception as exc:
+        frames = [
+            f
+            for f in traceback.extract_tb(exc.__traceback__)
+            if f.filename.endswith(TEMPLATE_SUFFIXES)
+        ]
+        if not frames:
+            raise
+        where = f"{_shown_template(frames[-1].filename)}:{frames[-1].lineno}"
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise RenderError(f"{where}: {type(exc).__name__}: {message} ({doing})") from None
+
+
+def _shown_template(path: str) -> str:
+    """A template's file as a person knows it: the record's own as written, a built-in one
+    under sourcebook/."""
+    if path.startswith(str(TEMPLATES)):
+        return f"sourcebook/templates/{os.path.relpath(path, TEMPLATES)}"
+    try:
+        return Path(path).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path
 
 
 _JOB: tuple[Writer, Sequence[Page]] | None = None
@@ -226,8 +306,9 @@ def _warm_share(share: tuple[int, int]) -> tuple[dict, ...]:
     """Render the prose of every `share[1]`-th entity from `share[0]`; return the caches."""
     assert _PROSE_JOB is not None
     view, entities = _PROSE_JOB
-    for entity in entities[share[0] :: share[1]]:
-        view.warm(entity)
+    with template_errors("while rendering the record's prose"):
+        for entity in entities[share[0] :: share[1]]:
+            view.warm(entity)
     return view.caches()
 
 
@@ -238,7 +319,8 @@ def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[dict, ...
     view = _PROSE_JOB[0]
     (start, step), proven = task
     sources = view.record.of("source")
-    return view.warm_citations(sources[start::step], proven)
+    with template_errors("while rendering the sources' citations"):
+        return view.warm_citations(sources[start::step], proven)
 
 
 def _without_collector() -> None:
@@ -272,8 +354,9 @@ class ProseWorkers:
         global _PROSE_JOB
         self._view = view
         self._jobs = jobs
-        for name in view.env.list_templates(filter_func=_own_template):
-            view.env.get_template(name)  # compiled once, before the fork, for every worker
+        with template_errors("while compiling the templates"):
+            for name in view.env.list_templates(filter_func=_own_template):
+                view.env.get_template(name)  # compiled once, before the fork, for every worker
         gc.freeze()
         _PROSE_JOB = (view, list(view.record))
         self._pool: Any = multiprocessing.get_context("fork").Pool(jobs, _in_background)

@@ -141,6 +141,8 @@ class Urls:
     def file_for(url: str) -> str:
         """The file, relative to the output folder, that serves `url`."""
         path = url.split("#", 1)[0].lstrip("/")
+        if any(part in (".", "..") for part in path.split("/")):
+            raise ValueError(f"{url}: a page's URL may not leave the site")
         if path == "" or path.endswith("/"):
             return path + "index.html"
         last = path.rsplit("/", 1)[-1]

@@ -21,6 +21,7 @@ from sourcebook.derive import Derived, Timeline, TimelinePoint
 from sourcebook.derive.figures import Placed
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
 from sourcebook.link.graph import Graph, build_matcher
+from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity, day_end
 from sourcebook.model.kinds import (
     Campus,
@@ -39,7 +40,7 @@ from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.feeds import FEEDS, Feed
 from sourcebook.publish.site.pages import NavItem
-from sourcebook.publish.site.prose import ProseRenderer, Rendered, safe_link
+from sourcebook.publish.site.prose import ProseRenderer, Rendered
 from sourcebook.publish.site.releases import Release, entity_tables
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.wording import day, number, sentence_case

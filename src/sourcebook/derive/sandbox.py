@@ -1,0 +1,215 @@
+"""The record's own SQL, run in a process of its own, within time and memory it cannot exceed.
+
+An indicator's or a test's query is code from whoever wrote the record. In the process
+that runs it, SQLite's progress handler stops a query that runs long between two steps of
+its virtual machine; but one step can be one call of `instr()`, `replace()` or `like()` on
+megabytes of text, which nothing inside the process can interrupt. So the work that runs
+the record's queries (check's run of each, derive's scorecard, verdicts and history) runs
+in a child process, which tells this one as each query starts and ends. A query that
+outruns its limit by GRACE_SECONDS is stopped by killing the child; a new child then
+carries on with the same work, told how each query already run came out, so that nothing
+runs twice and the stopped query fails as too slow. The child's memory is capped too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import resource
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar
+
+from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, Result, open_image
+
+T = TypeVar("T")
+
+GRACE_SECONDS = 1.0
+"""How long past its limit a query may run before its process is killed: the progress
+handler stops almost every query by itself, with a better message."""
+TOTAL_SECONDS = 60.0
+"""All the record's queries of one run together, at most: past it, every query left fails."""
+MEMORY_BYTES = 2 << 30
+"""Memory the child may take beyond what it starts with (the record it was forked with)."""
+SQLITE_HEAP_BYTES = 1 << 30
+"""SQLite's own heap in the child, at most."""
+
+Key = tuple[str, str, int]
+"""(day the record stands at, statement, most rows asked for): one run of one query."""
+Outcome = Result | QueryError
+
+
+def isolated(
+    image: bytes, job: Callable[[CompiledRecord], T], seconds: float | None = None
+) -> T:
+    """`job(db)` run in a child process over the compiled record `image`, its queries each
+    within `seconds` (default: the record's limit) however they run, and all of them
+    within TOTAL_SECONDS."""
+    if not _holds_queries(image):  # nothing of the record's own runs: no need to isolate
+        with open_image(image, seconds) as db:
+            return job(db)
+    known: dict[Key, Outcome] = {}
+    started = time.monotonic()
+    while True:
+        done, value = _attempt(image, seconds, job, known, started)
+        if done:
+            return value  # type: ignore[no-any-return]
+
+
+QUERY_TABLES = ("indicators", "tests")
+"""The tables whose `query` column holds the record's own SQL."""
+
+
+def _holds_queries(image: bytes) -> bool:
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.deserialize(image)
+        return any(
+            connection.execute(f"SELECT 1 FROM {table} WHERE query != '' LIMIT 1").fetchone()
+            for table in QUERY_TABLES
+        )
+    except sqlite3.Error:
+        return True
+    finally:
+        connection.close()
+
+
+def _attempt(
+    image: bytes,
+    seconds: float | None,
+    job: Callable[[CompiledRecord], Any],
+    known: dict[Key, Outcome],
+    started: float,
+) -> tuple[bool, Any]:
+    """One child's run of `job`: (True, its value), or (False, None) where a query had to
+    be stopped (now in `known` as too slow) and a new child must carry on."""
+    context = multiprocessing.get_context(_start_method())
+    ours, theirs = context.Pipe(duplex=False)
+    child = context.Process(
+        target=_child, args=(theirs, image, seconds, job, dict(known), started), daemon=True
+    )
+    child.start()
+    theirs.close()
+    running: Key | None = None
+    deadline = budget = float("inf")
+    try:
+        while True:
+            wait = max(0.0, deadline - time.monotonic()) if running else None
+            if not ours.poll(wait):
+                assert running is not None
+                known[running] = _too_slow(budget)
+                return False, None
+            try:
+                message = ours.recv()
+            except EOFError:  # the child died: out of memory, or killed from outside
+                if running is None:
+                    raise RuntimeError("the process running the record's queries died") from None
+                known[running] = QueryError(
+                    Failure.FAILED, "the query ran out of memory and was stopped"
+                )
+                return False, None
+            kind = message[0]
+            if kind == "start":
+                running, budget = message[1], message[2]
+                deadline = time.monotonic() + budget + GRACE_SECONDS
+            elif kind == "end":
+                known[message[1]] = message[2]
+                running = None
+            elif kind == "done":
+                return True, message[1]
+            else:  # "failed": the job itself raised, as it would have in this process
+                raise message[1]
+    finally:
+        ours.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+
+
+def _too_slow(seconds: float) -> QueryError:
+    return QueryError(
+        Failure.TOO_SLOW, f"the query ran past its time limit of {seconds:g} s and was stopped"
+    )
+
+
+def _start_method() -> str:
+    """Fork where this process has no other thread (the child then shares the record's
+    memory until it writes); a server's process forks from a clean one instead, since a
+    fork copies locks held by threads that do not exist in the child."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def _child(
+    out: Connection,
+    image: bytes,
+    seconds: float | None,
+    job: Callable[[CompiledRecord], Any],
+    known: dict[Key, Outcome],
+    started: float,
+) -> None:
+    try:
+        _cap_memory()
+        connection = sqlite3.connect(":memory:")
+        connection.execute(f"PRAGMA hard_heap_limit = {SQLITE_HEAP_BYTES}")
+        connection.deserialize(image)
+        db = CompiledRecord(connection, seconds, Monitor(out, known, started))
+        value = job(db)
+    except Exception as exc:
+        out.send(("failed", exc))
+    else:
+        out.send(("done", value))
+    finally:
+        out.close()
+
+
+def _cap_memory() -> None:
+    """Let the child grow by MEMORY_BYTES at most: a query that would take more fails."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/statm") as statm:
+            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (size + MEMORY_BYTES, size + MEMORY_BYTES))
+
+
+class Monitor:
+    """In the child: tells the parent as each query starts and ends, answers a query already
+    run by an earlier child as it came out, and keeps the run within TOTAL_SECONDS."""
+
+    def __init__(self, out: Connection, known: dict[Key, Outcome], started: float):
+        self.out = out
+        self.known = known
+        self.started = started
+
+    def run(self, db: CompiledRecord, sql: str, max_rows: int, seconds: float) -> Result:
+        key = (db.day, sql, max_rows)
+        outcome = self.known.get(key)
+        if outcome is None:
+            left = TOTAL_SECONDS - (time.monotonic() - self.started)
+            if left <= 0:
+                outcome = QueryError(
+                    Failure.TOO_SLOW,
+                    f"the record's queries together ran past {TOTAL_SECONDS:g} s;"
+                    " this one was not run",
+                )
+            else:
+                budget = min(seconds, left)
+                self.out.send(("start", key, budget))
+                try:
+                    outcome = db.run_here(sql, max_rows, budget)
+                except QueryError as exc:
+                    outcome = exc
+                except MemoryError:
+                    outcome = QueryError(
+                        Failure.FAILED, "the query ran out of memory and was stopped"
+                    )
+                self.out.send(("end", key, outcome))
+            self.known[key] = outcome
+        if isinstance(outcome, QueryError):
+            raise outcome
+        return outcome

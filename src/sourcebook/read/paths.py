@@ -1,0 +1,107 @@
+"""A record's files, read only from inside it.
+
+A record comes from anyone (CI checks every proposed change), so every path it holds is
+resolved before it is read: a symbolic link may lead anywhere inside the record, never out
+of it. A link that leaves is reported at its own path (R010) and not followed, wherever it
+stands: among the entities, in the Library, the static files, the templates or the
+releases.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from sourcebook.diagnostics import Diagnostics, Pos
+
+PUBLISHED_FOLDERS = ("library", "static", "templates", "releases")
+"""Folders besides the kinds' whose files a build reads or publishes."""
+
+
+class Confined:
+    """The folder of a record, and whether a path stays inside it once links are followed."""
+
+    def __init__(self, root: Path | str):
+        self.root = os.path.realpath(root)
+        self._prefix = self.root.rstrip(os.sep) + os.sep
+
+    def holds(self, path: Path | str) -> bool:
+        real = os.path.realpath(path)
+        return real == self.root or real.startswith(self._prefix)
+
+    def files(
+        self,
+        folder: Path | str,
+        shown_folder: str,
+        diagnostics: Diagnostics | None = None,
+        hidden: bool = False,
+    ) -> Iterator[tuple[str, str]]:
+        """(path, path as shown) of each file below `folder`, in a stable order. Links are
+        followed while they stay inside, each folder once; one that leaves the record,
+        dangles or loops is reported (where `diagnostics` is given) and passed over. Names
+        starting with '.' or '_' are passed over unless `hidden`."""
+        top = str(folder)
+        if not os.path.isdir(top) or not self.holds(top):
+            return
+        visited: set[str] = set()
+        for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+            shown_dir = shown_folder + dirpath[len(top) :].replace(os.sep, "/")
+            real = os.path.realpath(dirpath)
+            if real in visited:
+                _report(
+                    diagnostics,
+                    shown_dir,
+                    "symbolic link loop: this folder leads back to one already read",
+                )
+                dirnames.clear()
+                continue
+            visited.add(real)
+            dirnames.sort()
+            kept = []
+            for name in dirnames:
+                if not hidden and name.startswith((".", "_")):
+                    continue
+                if self._followed(os.path.join(dirpath, name), f"{shown_dir}/{name}", diagnostics):
+                    kept.append(name)
+            dirnames[:] = kept
+            for name in sorted(filenames):
+                if not hidden and name.startswith("."):
+                    continue
+                path = os.path.join(dirpath, name)
+                if not self._followed(path, f"{shown_dir}/{name}", diagnostics):
+                    continue
+                if not os.path.isfile(path):  # a pipe or a device would never end
+                    _report(diagnostics, f"{shown_dir}/{name}", "not a regular file")
+                    continue
+                yield path, f"{shown_dir}/{name}"
+
+    def _followed(self, path: str, shown: str, diagnostics: Diagnostics | None) -> bool:
+        if not os.path.islink(path):
+            return True
+        if not self.holds(path):
+            if diagnostics is not None:
+                diagnostics.error(
+                    Pos(shown),
+                    "R010",
+                    "symbolic link leads outside the record; it is not followed",
+                    "copy the file into the record, or remove the link",
+                )
+            return False
+        if not os.path.exists(path):
+            _report(diagnostics, shown, "dangling symbolic link")
+            return False
+        return True
+
+
+def _report(diagnostics: Diagnostics | None, shown: str, message: str) -> None:
+    if diagnostics is not None:
+        diagnostics.error(Pos(shown), "R009", message, "remove the link")
+
+
+def check_published_links(confined: Confined, shown_root: str, diagnostics: Diagnostics) -> None:
+    """Report every link that leaves the record in the folders a build reads or publishes."""
+    for folder in PUBLISHED_FOLDERS:
+        shown = folder if shown_root in ("", ".") else f"{shown_root}/{folder}"
+        for _ in confined.files(Path(confined.root) / folder, shown, diagnostics, hidden=True):
+            pass
