@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -43,6 +45,42 @@ class Limits(BaseModel):
     query_seconds: float = Field(default=2.0, description="Time limit of each derived query.")
 
 
+class Notify(BaseModel):
+    """The sign-up service ("Tell me when it is out"); secrets come from the environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(
+        default="",
+        description="The service's public URL, such as https://notify.example.com; "
+        "where set, the site carries the sign-up form, posting there.",
+    )
+    sender: str = Field(default="", description="The From of every email: Name <address>.")
+    smtp_host: str = Field(default="", description="The SMTP server that sends the emails.")
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="Its port.")
+    smtp_security: Literal["starttls", "tls", "none"] = Field(
+        default="starttls", description="STARTTLS, TLS from the start, or none (loopback only)."
+    )
+    smtp_user: str = Field(
+        default="", description="The SMTP login; its password is SOURCEBOOK_SMTP_PASSWORD."
+    )
+    signups_per_client_hour: int = Field(
+        default=20, ge=1, description="Sign-ups one client (network) may post in an hour."
+    )
+    emails_per_address_day: int = Field(
+        default=3, ge=1, description="Emails a sign-up may cause to one address in a day."
+    )
+    lease_seconds: int = Field(
+        default=60, ge=1, description="How long a sender holds a message it is sending."
+    )
+    retry_seconds: int = Field(
+        default=30, ge=1, description="The first wait before a failed email is tried again."
+    )
+    max_attempts: int = Field(
+        default=8, ge=1, description="Tries before an email is left dead, for the house to see."
+    )
+
+
 class Settings(BaseModel):
     """The whole of sourcebook.toml."""
 
@@ -51,3 +89,4 @@ class Settings(BaseModel):
     book: Book
     site: Site = Field(default_factory=Site)
     limits: Limits = Field(default_factory=Limits)
+    notify: Notify = Field(default_factory=Notify)

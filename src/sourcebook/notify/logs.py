@@ -1,0 +1,18 @@
+"""Structured logs: one JSON object per line on standard error. No address, no token."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from typing import Any
+
+_lock = threading.Lock()
+
+
+def log(event: str, level: str = "info", **fields: Any) -> None:
+    record = {"time": round(time.time(), 3), "level": level, "event": event, **fields}
+    line = json.dumps(record, default=str, separators=(",", ":"))
+    with _lock:
+        print(line, file=sys.stderr, flush=True)
