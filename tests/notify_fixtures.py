@@ -276,3 +276,27 @@ def sign_up_form(
     if consent is not None:
         form["consent"] = consent
     return form
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = float(int(time.time()))
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def make_service(record: Path, database: Any, smtp: Smtp, clock: Clock | None = None) -> Any:
+    """The service of a record (settings as `running_service` writes them), not served."""
+    from sourcebook.notify.service import Service
+    from sourcebook.notify.setup import record_settings, service_config
+
+    write_settings(record, notify_settings("http://127.0.0.1:8998", smtp.port))
+    os.environ["SOURCEBOOK_NOTIFY_SECRET"] = SECRET
+    config = service_config(record, record_settings(record), dev=False)
+    return Service(config, database, clock=clock or time.time)

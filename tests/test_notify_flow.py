@@ -87,7 +87,9 @@ def test_signing_up_again_says_the_same_and_mails_the_links(running: Running) ->
         second.headers["location"],
     )
     confirm = link(running.mailbox.wait_for(ADDRESS, 2)[-1], "confirm")
-    httpx.post(f"{running.url}/confirm", data={"t": token(confirm)}, headers={"Origin": running.url})
+    httpx.post(
+        f"{running.url}/confirm", data={"t": token(confirm)}, headers={"Origin": running.url}
+    )
     third = sign_up(running)
     assert (third.status_code, third.headers["location"]) == (
         first.status_code,
@@ -106,7 +108,9 @@ def test_the_data_link_shows_everything_and_erases_it(running: Running) -> None:
     assert page.status_code == 200
     assert ADDRESS in page.text and "asked" in page.text
     assert running.service.config.statement.sha256 in page.text
-    erased = httpx.post(f"{running.url}/erase", data={"t": token(data)}, headers={"Origin": running.url})
+    erased = httpx.post(
+        f"{running.url}/erase", data={"t": token(data)}, headers={"Origin": running.url}
+    )
     assert erased.status_code == 200 and "Erased" in erased.text
     db = running.db
     for table in ("readers", "consent_events", "outbox"):
