@@ -13,12 +13,10 @@ from notify_fixtures import (
     Running,
     Smtp,
     count,
-    db_target,  # noqa: F401  (a fixture)
     link,
     rows,
     running_service,
     sign_up_form,
-    smtp,  # noqa: F401  (a fixture)
     token,
 )
 
@@ -27,7 +25,7 @@ FLOOD_LIMIT = 5
 
 
 @pytest.fixture
-def running(tmp_path: Path, db_target: str, smtp: Smtp) -> Iterator[Running]:  # noqa: F811
+def running(tmp_path: Path, db_target: str, smtp: Smtp) -> Iterator[Running]:
     with running_service(tmp_path / "record", db_target, smtp, per_client=FLOOD_LIMIT) as service:
         yield service
 

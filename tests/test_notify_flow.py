@@ -12,12 +12,10 @@ from notify_fixtures import (
     SITE_ORIGIN,
     Running,
     Smtp,
-    db_target,  # noqa: F401  (a fixture)
     link,
     rows,
     running_service,
     sign_up_form,
-    smtp,  # noqa: F401  (a fixture)
     token,
 )
 
@@ -25,7 +23,7 @@ ADDRESS = "ada@example.org"
 
 
 @pytest.fixture
-def running(tmp_path: Path, db_target: str, smtp: Smtp) -> Iterator[Running]:  # noqa: F811
+def running(tmp_path: Path, db_target: str, smtp: Smtp) -> Iterator[Running]:
     with running_service(tmp_path / "record", db_target, smtp) as service:
         yield service
 

@@ -8,6 +8,7 @@ every email is delivered at least once. A row that keeps failing ends `dead`, in
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
@@ -96,7 +97,7 @@ def mark_failed(
 def backoff(attempts: int, first_wait: int) -> int:
     """The wait before try `attempts + 1`: doubling from `first_wait`, jittered, capped."""
     wait = min(first_wait * 2 ** max(attempts - 1, 0), MAX_BACKOFF)
-    return int(wait * random.uniform(0.8, 1.0)) or 1
+    return math.ceil(wait * random.uniform(0.8, 1.0))
 
 
 def counts(db: Database) -> dict[str, int]:
