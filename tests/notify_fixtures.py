@@ -9,6 +9,7 @@ skipped, but never in CI.
 
 from __future__ import annotations
 
+import asyncio
 import email
 import email.policy
 import os
@@ -136,6 +137,8 @@ class Mailbox:
         """Addresses to answer with 451 (try again later)."""
         self.reject: set[str] = set()
         """Addresses to answer with 550 (never)."""
+        self.delay = 0.0
+        """Seconds to take over each email, as a slow mail server would."""
         self._arrived = threading.Condition()
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, _: Any):
@@ -147,6 +150,8 @@ class Mailbox:
         return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.delay:
+            await asyncio.sleep(self.delay)
         message = email.message_from_bytes(envelope.content, policy=email.policy.default)
         assert isinstance(message, EmailMessage)
         with self._arrived:
