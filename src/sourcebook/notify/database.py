@@ -134,9 +134,14 @@ class PostgresDatabase:
     dialect = POSTGRES
 
     def __init__(self, url: str, size: int = 8):
+        import psycopg
         from psycopg_pool import ConnectionPool
 
         self.shown = _without_password(url)
+        try:  # first alone, so that a wrong URL is told at once and in one line
+            psycopg.connect(url, connect_timeout=10).close()
+        except psycopg.Error as exc:
+            raise DatabaseError(f"cannot connect to {self.shown}: {_first_line(exc)}") from None
         self._pool = ConnectionPool(
             url, min_size=1, max_size=size, kwargs={"autocommit": True}, open=False
         )
