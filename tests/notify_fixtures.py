@@ -172,14 +172,18 @@ class Mailbox:
                 self._arrived.wait(left)
         return self.to(address)
 
-    def wait_for_total(self, total: int, timeout: float = 30) -> None:
+    def wait_for_all(self, addresses: set[str], timeout: float = 30) -> None:
+        """Until each of `addresses` has been sent at least one email."""
         deadline = time.monotonic() + timeout
         with self._arrived:
-            while len(self.messages) < total:
+            while missing := addresses - self.addressees():
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AssertionError(f"{len(self.messages)} of {total} emails came")
+                    raise AssertionError(f"no email came to {len(missing)} of them")
                 self._arrived.wait(left)
+
+    def addressees(self) -> set[str]:
+        return {m["To"].addresses[0].addr_spec for m in self.messages}
 
 
 @dataclass
