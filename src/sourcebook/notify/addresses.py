@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from email_validator import EmailNotValidError, validate_email
+
 MAX_LENGTH = 254
 
 
@@ -14,8 +16,6 @@ def valid_address(text: str) -> str:
 
     Line breaks are refused before anything else, so that no address can carry a header.
     """
-    from email_validator import EmailNotValidError, validate_email
-
     if any(ch in text for ch in "\r\n\0"):
         raise InvalidAddress("an email address is one line")
     text = text.strip()

@@ -8,10 +8,11 @@ button (GET changes nothing, so a mail scanner that opens links confirms nobody)
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -27,13 +28,21 @@ from sourcebook.notify.readers import LinkGone
 from sourcebook.notify.service import Service
 from sourcebook.notify.tokens import TokenError, TokenExpired
 
+T = TypeVar("T")
 Handler = Callable[[Request], Awaitable[Response]]
 HONEYPOT = "website"
+DATABASE_THREADS = 8
+"""Threads that may work on the database at once: as many as PostgreSQL's pool has
+connections (SQLite writes one at a time in any case); more would only wait there."""
 
 
 def create_app(service: Service) -> Any:
     config = service.config
     readers = service.readers
+    limiter = anyio.CapacityLimiter(DATABASE_THREADS)
+
+    async def blocking(function: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(function, *args, limiter=limiter)
 
     def back_to_form(reason: str, status: int) -> Response:
         return page(
@@ -50,19 +59,19 @@ def create_app(service: Service) -> Any:
             log("signup-honeypot")
             return RedirectResponse(f"{config.service_url}/signed-up", status_code=303)
         if str(form.get("statement", "")) != config.statement.sha256:
-            await run_in_threadpool(readers.count_client, client)
+            await blocking(readers.count_client, client)
             return back_to_form(
                 "The page you signed up from is out of date: reload it, read the consent "
                 "statement again and sign up.",
                 409,
             )
         if form.get("consent") != "yes":
-            await run_in_threadpool(readers.count_client, client)
+            await blocking(readers.count_client, client)
             return back_to_form("Tick the box to say that you agree.", 400)
         try:
-            await run_in_threadpool(readers.sign_up, str(form.get("email", "")), client)
+            await blocking(readers.sign_up, str(form.get("email", "")), client)
         except InvalidAddress as exc:
-            await run_in_threadpool(readers.count_client, client)
+            await blocking(readers.count_client, client)
             return back_to_form(f"That address cannot be used: {exc}", 400)
         service.wake.set()
         log("signup")
@@ -82,10 +91,10 @@ def create_app(service: Service) -> Any:
     async def confirm(request: Request) -> Response:
         token = await _token(request)
         if request.method == "GET":
-            await run_in_threadpool(readers.check_confirm, token)
+            await blocking(readers.check_confirm, token)
             form = Form(f"{config.service_url}/confirm", token, "Confirm")
             return page(config, "Confirm", ["Press the button to confirm."], form=form)
-        await run_in_threadpool(readers.confirm, token)
+        await blocking(readers.confirm, token)
         log("confirmed")
         return page(
             config,
@@ -96,11 +105,11 @@ def create_app(service: Service) -> Any:
     async def unsubscribe(request: Request) -> Response:
         token = await _token(request)
         if request.method == "GET":
-            await run_in_threadpool(readers.check_own, token, "unsubscribe")
+            await blocking(readers.check_own, token, "unsubscribe")
             form = Form(f"{config.service_url}/unsubscribe?t={token}", token, "Unsubscribe")
             return page(config, "Unsubscribe", ["Press the button to leave the list."], form=form)
         one_click = "origin" not in request.headers
-        await run_in_threadpool(readers.unsubscribe, token, "one-click" if one_click else "link")
+        await blocking(readers.unsubscribe, token, "one-click" if one_click else "link")
         log("unsubscribed", one_click=one_click)
         return page(
             config,
@@ -110,12 +119,12 @@ def create_app(service: Service) -> Any:
 
     async def data(request: Request) -> Response:
         token = await _token(request)
-        found = await run_in_threadpool(readers.data, token)
+        found = await blocking(readers.data, token)
         return data_page(config, found, Form(f"{config.service_url}/erase", token, "Erase it"))
 
     async def erase(request: Request) -> Response:
         token = await _token(request)
-        await run_in_threadpool(readers.erase, token)
+        await blocking(readers.erase, token)
         log("erased")
         return page(
             config,
@@ -128,7 +137,7 @@ def create_app(service: Service) -> Any:
 
     async def health(request: Request) -> Response:
         try:
-            version = await run_in_threadpool(service.health)
+            version = await blocking(service.health)
         except Exception as exc:  # whatever the database says, the answer is "not healthy"
             return JSONResponse({"ok": False, "error": type(exc).__name__}, status_code=503)
         return JSONResponse({"ok": True, "schema": version})
