@@ -7,7 +7,7 @@ button (GET changes nothing, so a mail scanner that opens links confirms nobody)
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import anyio
@@ -29,7 +29,6 @@ from sourcebook.notify.service import Service
 from sourcebook.notify.tokens import TokenError, TokenExpired
 
 T = TypeVar("T")
-Handler = Callable[[Request], Awaitable[Response]]
 HONEYPOT = "website"
 DATABASE_THREADS = 8
 """Threads that may work on the database at once: as many as PostgreSQL's pool has
@@ -37,126 +36,131 @@ connections (SQLite writes one at a time in any case); more would only wait ther
 
 
 def create_app(service: Service) -> Any:
-    config = service.config
-    readers = service.readers
-    limiter = anyio.CapacityLimiter(DATABASE_THREADS)
+    """The ASGI app: Starlette's routes and error pages, inside the guards."""
+    endpoints = Endpoints(service)
+    routes = [
+        Route("/", endpoints.home),
+        Route("/signup", endpoints.sign_up, methods=["POST"]),
+        Route("/signed-up", endpoints.signed_up),
+        Route("/confirm", endpoints.confirm, methods=["GET", "POST"]),
+        Route("/unsubscribe", endpoints.unsubscribe, methods=["GET", "POST"]),
+        Route("/data", endpoints.data),
+        Route("/erase", endpoints.erase, methods=["POST"]),
+        Route("/healthz", endpoints.health),
+    ]
+    app = Starlette(routes=routes, exception_handlers=ErrorPages(service).handlers())
+    return Guards(app, service.config)
 
-    async def blocking(function: Callable[..., T], *args: Any) -> T:
-        return await anyio.to_thread.run_sync(function, *args, limiter=limiter)
 
-    def back_to_form(reason: str, status: int) -> Response:
-        return page(
-            config,
-            "Not signed up",
-            [reason, "Nothing was kept. Go back to the form and try again."],
-            status=status,
-        )
+class Endpoints:
+    def __init__(self, service: Service):
+        self.service = service
+        self.config = service.config
+        self.readers = service.readers
+        self._limiter = anyio.CapacityLimiter(DATABASE_THREADS)
 
-    async def sign_up(request: Request) -> Response:
+    async def blocking(self, function: Callable[..., T], *args: Any) -> T:
+        """`function(*args)` in a worker thread: the database's work is not async."""
+        return await anyio.to_thread.run_sync(function, *args, limiter=self._limiter)
+
+    def _page(
+        self, title: str, *lines: str, status: int = 200, form: Form | None = None
+    ) -> Response:
+        return page(self.config, title, list(lines), status=status, form=form)
+
+    async def sign_up(self, request: Request) -> Response:
         form = await request.form(max_files=0, max_fields=8, max_part_size=1024)
         client = request.client.host if request.client else "unknown"
         if str(form.get(HONEYPOT, "")):
             log("signup-honeypot")
-            return RedirectResponse(f"{config.service_url}/signed-up", status_code=303)
-        if str(form.get("statement", "")) != config.statement.sha256:
-            await blocking(readers.count_client, client)
-            return back_to_form(
+            return self._to_signed_up()
+        if str(form.get("statement", "")) != self.config.statement.sha256:
+            reason = (
                 "The page you signed up from is out of date: reload it, read the consent "
-                "statement again and sign up.",
-                409,
+                "statement again and sign up."
             )
+            return await self._refused(client, reason, 409)
         if form.get("consent") != "yes":
-            await blocking(readers.count_client, client)
-            return back_to_form("Tick the box to say that you agree.", 400)
+            return await self._refused(client, "Tick the box to say that you agree.", 400)
         try:
-            await blocking(readers.sign_up, str(form.get("email", "")), client)
+            await self.blocking(self.readers.sign_up, str(form.get("email", "")), client)
         except InvalidAddress as exc:
-            await blocking(readers.count_client, client)
-            return back_to_form(f"That address cannot be used: {exc}", 400)
-        service.wake.set()
+            return await self._refused(client, f"That address cannot be used: {exc}", 400)
+        self.service.wake.set()
         log("signup")
-        return RedirectResponse(f"{config.service_url}/signed-up", status_code=303)
+        return self._to_signed_up()
 
-    async def signed_up(request: Request) -> Response:
-        return page(
-            config,
+    def _to_signed_up(self) -> Response:
+        return RedirectResponse(f"{self.config.service_url}/signed-up", status_code=303)
+
+    async def _refused(self, client: str, reason: str, status: int) -> Response:
+        """A sign-up refused: counted against the client, nothing else kept."""
+        await self.blocking(self.readers.count_client, client)
+        nothing = "Nothing was kept. Go back to the form and try again."
+        return self._page("Not signed up", reason, nothing, status=status)
+
+    async def signed_up(self, request: Request) -> Response:
+        return self._page(
             "Check your inbox",
-            [
-                "If the address can be used, an email is on its way to it with a link to "
-                "confirm. Open it within a week; until then nothing is sent.",
-                "Nothing arrived? Look in the spam folder, or sign up again.",
-            ],
+            "If the address can be used, an email is on its way to it with a link to "
+            "confirm. Open it within a week; until then nothing is sent.",
+            "Nothing arrived? Look in the spam folder, or sign up again.",
         )
 
-    async def confirm(request: Request) -> Response:
+    async def confirm(self, request: Request) -> Response:
         token = await _token(request)
         if request.method == "GET":
-            await blocking(readers.check_confirm, token)
-            form = Form(f"{config.service_url}/confirm", token, "Confirm")
-            return page(config, "Confirm", ["Press the button to confirm."], form=form)
-        await blocking(readers.confirm, token)
+            await self.blocking(self.readers.check_confirm, token)
+            form = Form(f"{self.config.service_url}/confirm", token, "Confirm")
+            return self._page("Confirm", "Press the button to confirm.", form=form)
+        await self.blocking(self.readers.confirm, token)
         log("confirmed")
-        return page(
-            config,
-            "Confirmed",
-            [f"Thank you. You will hear once, when {config.title} is out."],
-        )
+        title = self.config.title
+        return self._page("Confirmed", f"Thank you. You will hear once, when {title} is out.")
 
-    async def unsubscribe(request: Request) -> Response:
+    async def unsubscribe(self, request: Request) -> Response:
         token = await _token(request)
         if request.method == "GET":
-            await blocking(readers.check_own, token, "unsubscribe")
-            form = Form(f"{config.service_url}/unsubscribe?t={token}", token, "Unsubscribe")
-            return page(config, "Unsubscribe", ["Press the button to leave the list."], form=form)
+            await self.blocking(self.readers.check_own, token, "unsubscribe")
+            action = f"{self.config.service_url}/unsubscribe?t={token}"
+            form = Form(action, token, "Unsubscribe")
+            return self._page("Unsubscribe", "Press the button to leave the list.", form=form)
         one_click = "origin" not in request.headers
-        await blocking(readers.unsubscribe, token, "one-click" if one_click else "link")
+        method = "one-click" if one_click else "link"
+        await self.blocking(self.readers.unsubscribe, token, method)
         log("unsubscribed", one_click=one_click)
-        return page(
-            config,
-            "Unsubscribed",
-            ["You have left the list, and your address has been deleted."],
+        return self._page(
+            "Unsubscribed", "You have left the list, and your address has been deleted."
         )
 
-    async def data(request: Request) -> Response:
+    async def data(self, request: Request) -> Response:
         token = await _token(request)
-        found = await blocking(readers.data, token)
-        return data_page(config, found, Form(f"{config.service_url}/erase", token, "Erase it"))
+        found = await self.blocking(self.readers.data, token)
+        form = Form(f"{self.config.service_url}/erase", token, "Erase it")
+        return data_page(self.config, found, form)
 
-    async def erase(request: Request) -> Response:
+    async def erase(self, request: Request) -> Response:
         token = await _token(request)
-        await blocking(readers.erase, token)
+        await self.blocking(self.readers.erase, token)
         log("erased")
-        return page(
-            config,
+        return self._page(
             "Erased",
-            ["Everything kept about you has been deleted, but for a keyed hash of the address."],
+            "Everything kept about you has been deleted, but for a keyed hash of the address.",
         )
 
-    async def home(request: Request) -> Response:
-        return page(config, "Tell me when it is out", [f"Sign up on the site of {config.title}."])
+    async def home(self, request: Request) -> Response:
+        return self._page("Tell me when it is out", f"Sign up on the site of {self.config.title}.")
 
-    async def health(request: Request) -> Response:
+    async def health(self, request: Request) -> Response:
         try:
-            version = await blocking(service.health)
+            version = await self.blocking(self.service.health)
         except Exception as exc:  # whatever the database says, the answer is "not healthy"
             return JSONResponse({"ok": False, "error": type(exc).__name__}, status_code=503)
         return JSONResponse({"ok": True, "schema": version})
 
-    routes = [
-        Route("/", home),
-        Route("/signup", sign_up, methods=["POST"]),
-        Route("/signed-up", signed_up),
-        Route("/confirm", confirm, methods=["GET", "POST"]),
-        Route("/unsubscribe", unsubscribe, methods=["GET", "POST"]),
-        Route("/data", data),
-        Route("/erase", erase, methods=["POST"]),
-        Route("/healthz", health),
-    ]
-    app = Starlette(routes=routes, exception_handlers=_error_pages(service))
-    return Guards(app, config)
-
 
 async def _token(request: Request) -> str:
+    """The link's key: in the form of a POST (or its URL, for one-click), else in the URL."""
     if request.method == "POST":
         form = await request.form(max_files=0, max_fields=4, max_part_size=1024)
         token = str(form.get("t") or request.query_params.get("t", ""))
@@ -167,41 +171,51 @@ async def _token(request: Request) -> str:
     return token
 
 
-def _error_pages(service: Service) -> dict[Any, Any]:
-    config = service.config
+class ErrorPages:
+    """What each refusal looks like: a page of the service, with its status code."""
 
-    async def token_error(request: Request, exc: Exception) -> Response:
+    def __init__(self, service: Service):
+        self.service = service
+        self.config = service.config
+
+    def handlers(self) -> dict[Any, Callable[..., Any]]:
+        handlers: dict[Any, Callable[..., Any]] = {
+            TokenError: self.token_error,
+            LinkGone: self.gone,
+            RateLimited: self.limited,
+            HTTPException: self.http_error,
+            DatabaseError: self.unavailable,
+        }
+        for error in self.service.database_errors:
+            handlers[error] = self.unavailable
+        return handlers
+
+    async def token_error(self, request: Request, exc: Exception) -> Response:
         status = 410 if isinstance(exc, TokenExpired) else 400
-        return page(config, "This link does not work", [f"{str(exc).capitalize()}."], status)
+        return self._link_page(exc, status)
 
-    async def gone(request: Request, exc: Exception) -> Response:
-        return page(config, "This link does not work", [f"{str(exc).capitalize()}."], 410)
+    async def gone(self, request: Request, exc: Exception) -> Response:
+        return self._link_page(exc, 410)
 
-    async def limited(request: Request, exc: Exception) -> Response:
+    def _link_page(self, exc: Exception, status: int) -> Response:
+        lines = [f"{str(exc).capitalize()}."]
+        return page(self.config, "This link does not work", lines, status)
+
+    async def limited(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RateLimited)
         log("rate-limited", level="warning")
-        headers = {"Retry-After": str(exc.retry_after)}
         lines = ["Too many sign-ups came from your network. Try again later."]
-        return page(config, "Too many", lines, 429, headers=headers)
+        return page(
+            self.config, "Too many", lines, 429, headers={"Retry-After": str(exc.retry_after)}
+        )
 
-    async def http_error(request: Request, exc: Exception) -> Response:
+    async def http_error(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         titles = {404: "Not found", 405: "Not allowed", 413: "Too much"}
         title = titles.get(exc.status_code, "Refused")
-        return page(config, title, ["There is nothing for that here."], exc.status_code)
+        return page(self.config, title, ["There is nothing for that here."], exc.status_code)
 
-    async def unavailable(request: Request, exc: Exception) -> Response:
+    async def unavailable(self, request: Request, exc: Exception) -> Response:
         log("database-error", level="error", error=type(exc).__name__, detail=str(exc)[:200])
         lines = ["The service cannot take this just now. Nothing was lost: try again later."]
-        return page(config, "Try again later", lines, 503, headers={"Retry-After": "30"})
-
-    handlers: dict[Any, Any] = {
-        TokenError: token_error,
-        LinkGone: gone,
-        RateLimited: limited,
-        HTTPException: http_error,
-        DatabaseError: unavailable,
-    }
-    for error in service.database_errors:
-        handlers[error] = unavailable
-    return handlers
+        return page(self.config, "Try again later", lines, 503, headers={"Retry-After": "30"})

@@ -76,11 +76,7 @@ class SchemaError(DatabaseError):
 
 def schema_version(tx: Transaction) -> int:
     """The version of the schema in the database: 0 for an empty one."""
-    if tx.dialect.name == "sqlite":
-        found = tx.value("SELECT count(*) FROM sqlite_master WHERE name = 'meta'")
-    else:
-        found = tx.value("SELECT to_regclass('meta') IS NOT NULL")
-    if not found:
+    if not tx.value(tx.dialect.has_table, ("meta",)):
         return 0
     return int(tx.value("SELECT value FROM meta WHERE key = 'schema_version'") or 0)
 
@@ -88,8 +84,8 @@ def schema_version(tx: Transaction) -> int:
 def migrate(db: Database) -> int:
     """Bring the schema up to date; its version. Refuses a schema newer than this code's."""
     with db.transaction() as tx:
-        if tx.dialect.name == "postgresql":  # two servers starting at once migrate in turn
-            tx.execute("SELECT pg_advisory_xact_lock(7318005)")
+        if tx.dialect.migration_lock:  # two servers starting at once migrate in turn
+            tx.execute(tx.dialect.migration_lock)
         version = schema_version(tx)
         check_version(version, db.shown)
         for number in range(version + 1, LATEST + 1):
