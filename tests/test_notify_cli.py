@@ -112,3 +112,15 @@ def test_notify_needs_no_heavy_import_for_help() -> None:
         timeout=60,
     )
     assert result.stdout.strip().endswith("[]"), result.stdout
+
+
+def test_check_reports_a_bad_notify_setting(tmp_path: Path) -> None:
+    from conftest import run
+
+    settings = notify_settings("ftp://notify.example", 2525).replace(
+        'sender = "DRYBURGH <news@dryburgh.test>"', 'sender = "nobody"'
+    )
+    record = write_settings(tmp_path / "record", settings)
+    result = run("check", str(record))
+    assert result.returncode == 1
+    assert "setting 'notify.url'" in result.stdout and "setting 'notify.sender'" in result.stdout

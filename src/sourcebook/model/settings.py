@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Book(BaseModel):
@@ -78,6 +78,20 @@ class Notify(BaseModel):
     max_attempts: int = Field(
         default=8, ge=1, description="Tries before an email is left dead, for the house to see."
     )
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        if url and not url.startswith(("http://", "https://")):
+            raise ValueError("must be the service's http:// or https:// URL")
+        return url
+
+    @field_validator("sender")
+    @classmethod
+    def _one_address(cls, sender: str) -> str:
+        if sender and ("@" not in sender or any(ch in sender for ch in "\r\n")):
+            raise ValueError("must be one line with an address: Name <address@domain>")
+        return sender
 
 
 class Settings(BaseModel):
