@@ -143,9 +143,9 @@ class Mailbox:
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, _: Any):
         if address in self.reject:
-            return "550 no such user"
+            return f"550 <{address}>: no such user"
         if address in self.refuse:
-            return "451 try again later"
+            return f"451 <{address}>: try again later"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 

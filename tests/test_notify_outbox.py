@@ -49,6 +49,7 @@ def test_a_refused_email_is_retried_later_then_sent(service: Any, smtp: Smtp, cl
     assert service.sender.run_once() == 1
     state, attempts, next_at, error = outbox_row(service)
     assert (state, attempts) == ("pending", 1) and "451" in error
+    assert "ada@example.org" not in error and "<address>" in error, "no address is kept"
     assert next_at > clock.now, "a failed email waits before its next try"
     assert service.sender.run_once() == 0, "and is not tried again at once"
     smtp.mailbox.refuse.clear()
@@ -81,6 +82,7 @@ def test_a_permanent_refusal_is_dead_at_once(service: Any, smtp: Smtp) -> None:
     service.sender.run_once()
     state, attempts, _, error = outbox_row(service)
     assert (state, attempts) == ("dead", 1) and "550" in error
+    assert "cy@example.org" not in error
 
 
 def test_a_killed_senders_claim_is_taken_again_when_its_lease_is_over(

@@ -108,6 +108,10 @@ class PermanentFailure(Exception):
     """The mail server refused the email for good (a 5xx answer): no retry will help."""
 
 
+class TemporaryFailure(smtplib.SMTPException):
+    """The mail server refused the email for now (a 4xx answer): try again later."""
+
+
 class SmtpTransport:
     """One SMTP connection, opened on first use and kept for the batch."""
 
@@ -137,10 +141,10 @@ class SmtpTransport:
         try:
             self._smtp.send_message(message)
         except smtplib.SMTPRecipientsRefused as exc:
-            codes = [code for code, _ in exc.recipients.values()]
-            if codes and all(code >= 500 for code in codes):
-                raise PermanentFailure(f"refused: {codes}") from None
-            raise
+            answers = [f"{code} {_text(text)}" for code, text in exc.recipients.values()]
+            if all(answer.startswith("5") for answer in answers):
+                raise PermanentFailure(f"recipient refused: {'; '.join(answers)}") from None
+            raise TemporaryFailure(f"recipient refused for now: {'; '.join(answers)}") from None
         except smtplib.SMTPResponseException as exc:
             self.close()
             if exc.smtp_code >= 500:

@@ -7,6 +7,7 @@ either sent, or claimed and due again once their lease runs out.
 
 from __future__ import annotations
 
+import re
 import smtplib
 import threading
 import time
@@ -92,9 +93,10 @@ class Sender:
         try:
             transport.send(compose(letter, self.config))
         except PermanentFailure as exc:
-            self._failed(message, str(exc), permanent=True)
+            self._failed(message, redact(str(exc), letter.address), permanent=True)
         except (OSError, smtplib.SMTPException) as exc:
-            self._failed(message, f"{type(exc).__name__}: {exc}", permanent=False)
+            error = redact(f"{type(exc).__name__}: {exc}", letter.address)
+            self._failed(message, error, permanent=False)
         else:
             outbox.mark_sent(self.db, message.id, int(self.clock()))
             log("mail-sent", outbox_id=message.id, kind=message.kind, attempt=message.attempts)
@@ -144,3 +146,9 @@ class Sender:
         )
         level = "error" if state == "dead" else "warning"
         log("mail-failed", level=level, outbox_id=message.id, state=state, error=error[:200])
+
+
+def redact(error: str, address: str) -> str:
+    """A mail server's words without the address they may quote: the error is logged and
+    kept in the outbox, where no address belongs."""
+    return re.sub(re.escape(address), "<address>", error, flags=re.IGNORECASE)
