@@ -22,7 +22,7 @@ from sourcebook.notify.addresses import InvalidAddress
 from sourcebook.notify.database import DatabaseError
 from sourcebook.notify.guards import Guards
 from sourcebook.notify.limits import RateLimited
-from sourcebook.notify.logs import log
+from sourcebook.notify.logs import first_line, log
 from sourcebook.notify.pages import Form, data_page, page
 from sourcebook.notify.readers import LinkGone
 from sourcebook.notify.service import Service
@@ -216,6 +216,6 @@ class ErrorPages:
         return page(self.config, title, ["There is nothing for that here."], exc.status_code)
 
     async def unavailable(self, request: Request, exc: Exception) -> Response:
-        log("database-error", level="error", error=type(exc).__name__, detail=str(exc)[:200])
+        log("database-error", level="error", error=type(exc).__name__, detail=first_line(exc))
         lines = ["The service cannot take this just now. Nothing was lost: try again later."]
         return page(self.config, "Try again later", lines, 503, headers={"Retry-After": "30"})

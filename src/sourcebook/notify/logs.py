@@ -11,6 +11,11 @@ from typing import Any
 _lock = threading.Lock()
 
 
+def first_line(exc: BaseException) -> str:
+    """An error's first line: a database's later lines (DETAIL) may quote a row's values."""
+    return (str(exc).strip().splitlines() or [""])[0][:200]
+
+
 def log(event: str, level: str = "info", **fields: Any) -> None:
     record = {"time": round(time.time(), 3), "level": level, "event": event, **fields}
     line = json.dumps(record, default=str, separators=(",", ":"))

@@ -17,7 +17,7 @@ from sourcebook.notify import outbox
 from sourcebook.notify.config import Config
 from sourcebook.notify.database import Database, Row
 from sourcebook.notify.hashing import Hasher
-from sourcebook.notify.logs import log
+from sourcebook.notify.logs import first_line, log
 from sourcebook.notify.mail import Letter, Links, PermanentFailure, Transport, compose, message_id
 from sourcebook.notify.purge import purge
 from sourcebook.notify.readers import Readers
@@ -65,7 +65,7 @@ class Sender:
             try:
                 busy = self.run_once()
             except Exception as exc:  # a database that is away for a moment: try again
-                log("sender-error", level="error", error=type(exc).__name__, detail=str(exc)[:200])
+                log("sender-error", level="error", error=type(exc).__name__, detail=first_line(exc))
                 busy = 0
             if not busy:
                 if wake is not None:
