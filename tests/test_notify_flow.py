@@ -122,3 +122,19 @@ def test_health(running: Running) -> None:
     answer = httpx.get(f"{running.url}/healthz")
     assert answer.status_code == 200 and answer.json() == {"ok": True, "schema": 1}
     assert "default-src 'none'" in answer.headers["content-security-policy"]
+
+
+def test_health_and_answers_say_when_the_database_is_away(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    def away(*args: object) -> None:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(running.service, "health", away)
+    monkeypatch.setattr(running.service.readers, "sign_up", away)
+    assert httpx.get(f"{running.url}/healthz").status_code == 503
+    answer = sign_up(running)
+    assert answer.status_code == 503 and "Nothing was lost" in answer.text
+    assert answer.headers["retry-after"] == "30"

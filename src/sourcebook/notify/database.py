@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from sourcebook.notify.logs import first_line
+
 Row = tuple[Any, ...]
 Params = Sequence[Any]
 
@@ -155,7 +157,7 @@ class PostgresDatabase:
         try:  # first alone, so that a wrong URL is told at once and in one line
             psycopg.connect(url, connect_timeout=10).close()
         except psycopg.Error as exc:
-            raise DatabaseError(f"cannot connect to {self.shown}: {_first_line(exc)}") from None
+            raise DatabaseError(f"cannot connect to {self.shown}: {first_line(exc)}") from None
         self._pool = ConnectionPool(
             url, min_size=1, max_size=size, kwargs={"autocommit": True}, open=False
         )
@@ -163,7 +165,7 @@ class PostgresDatabase:
             self._pool.open(wait=True, timeout=10)
         except Exception as exc:  # psycopg's and the pool's errors alike
             self._pool.close()
-            raise DatabaseError(f"cannot connect to {self.shown}: {_first_line(exc)}") from None
+            raise DatabaseError(f"cannot connect to {self.shown}: {first_line(exc)}") from None
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
@@ -193,7 +195,3 @@ def _without_password(url: str) -> str:
         return url
     host = parts.netloc.rsplit("@", 1)[-1]
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
