@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["notify_fixtures"]
+
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED = REPO / "examples" / "compute-race"
 

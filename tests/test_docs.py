@@ -59,3 +59,11 @@ def test_committed_schemas_are_current(kind):
     assert json.loads(committed.read_text(encoding="utf-8")) == kind_schema(kind), (
         "run 'sourcebook schema --out schemas'"
     )
+
+
+def test_every_notify_setting_is_documented():
+    from sourcebook.model.settings import Notify
+
+    notify = (REPO / "docs" / "notify.md").read_text(encoding="utf-8")
+    for field in Notify.model_fields:
+        assert f"| `{field}` |" in notify, f"[notify] {field} is not in docs/notify.md"

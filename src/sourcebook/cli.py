@@ -19,6 +19,7 @@ COMMANDS = {
     "init": "sourcebook.commands.init:init",
     "serve": "sourcebook.commands.serve:serve",
     "library": "sourcebook.commands.library:library",
+    "notify": "sourcebook.commands.notify:notify",
     "release": "sourcebook.commands.release:release",
     "schema": "sourcebook.commands.schema:schema",
 }

@@ -11,6 +11,7 @@ import click
 from sourcebook.commands.common import RECORD, fail
 
 if TYPE_CHECKING:
+    from sourcebook.notify.local import LocalService
     from sourcebook.publish.site.serve import LiveSite
 
 
@@ -20,14 +21,18 @@ if TYPE_CHECKING:
 @click.option("-p", "--port", default=8000, show_default=True, type=int, help="The port.")
 @click.option("--no-watch", is_flag=True, help="Build once; do not rebuild on change.")
 @click.option("-v", "--verbose", is_flag=True, help="Log every request.")
-def serve(record: Path, host: str, port: int, no_watch: bool, verbose: bool) -> None:
+@click.option("--no-notify", is_flag=True, help="Without the sign-up service beside the site.")
+def serve(
+    record: Path, host: str, port: int, no_watch: bool, verbose: bool, no_notify: bool
+) -> None:
     """Build RECORD's site and serve it; where check finds errors, the pages show them."""
     from sourcebook.publish.site.serve import LiveSite, SiteServer
     from sourcebook.read.settings import SETTINGS_FILE
 
     if not (record / SETTINGS_FILE).is_file():
         fail(f"{record.as_posix()}: no {SETTINGS_FILE} here, so this is not a record")
-    live = LiveSite(record)
+    notify = None if no_notify else local_notify(record, host, port)
+    live = LiveSite(record, notify_url=notify.url if notify else None)
     stop = threading.Event()
     try:
         live.rebuild()
@@ -48,6 +53,26 @@ def serve(record: Path, host: str, port: int, no_watch: bool, verbose: bool) -> 
     finally:
         stop.set()
         live.close()
+        if notify is not None:
+            notify.stop()
+
+
+def local_notify(record: Path, host: str, port: int) -> LocalService | None:
+    """The sign-up service for the local site, started; None (and why) where it cannot be."""
+    from sourcebook.notify.config import ConfigError
+    from sourcebook.notify.database import DatabaseError
+    from sourcebook.notify.local import LocalService
+
+    try:
+        notify = LocalService.for_record(record, host, port)
+    except (ConfigError, DatabaseError) as exc:
+        click.echo(f"warning: the sign-up form will not work: {exc}", err=True)
+        return None
+    if notify is None:
+        return None
+    notify.start()
+    click.echo(f"The sign-up form posts to {notify.url}; its emails go to {notify.mail}/")
+    return notify
 
 
 def report(live: LiveSite) -> None:

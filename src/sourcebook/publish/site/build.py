@@ -57,6 +57,7 @@ def build_site(
     progress: Callable[[int, int], None] | None = None,
     jobs: int | None = None,
     derived: Derived | None = None,
+    notify_url: str | None = None,
 ) -> Built:
     """Write the site of `checked` into `out_dir`; a record with errors is never built.
 
@@ -64,7 +65,7 @@ def build_site(
     given). `progress(done, total)` is called as pages are written. The site is written beside
     `out_dir` and swapped in only once it is whole.
     """
-    with SiteBuild(jobs) as site:
+    with SiteBuild(jobs, notify_url) as site:
         return site.finish(checked, out_dir, progress=progress, derived=derived)
 
 
@@ -89,8 +90,10 @@ class SiteBuild:
     block stops any worker still running. Without `begin`, `finish` does it all.
     """
 
-    def __init__(self, jobs: int | None = None):
+    def __init__(self, jobs: int | None = None, notify_url: str | None = None):
         self._jobs = jobs
+        self._notify_url = notify_url
+        """Where the sign-up form posts, instead of `[notify] url` (`serve`'s own service)."""
         self._prepared: _Prepared | None = None
         self._error: BuildError | None = None
         self._prose: ProseWorkers | None = None
@@ -104,7 +107,7 @@ class SiteBuild:
 
     def begin(self, record: Record, graph: Graph) -> None:
         try:
-            prepared = self._prepared = _prepare(record, graph, self._jobs)
+            prepared = self._prepared = _prepare(record, graph, self._jobs, self._notify_url)
         except BuildError as exc:
             self._error = exc  # told by `finish`, after what check found
             return
@@ -157,7 +160,9 @@ class SiteBuild:
         return Built(Path(out_dir), len(pages), time.perf_counter() - started, site.jobs)
 
 
-def _prepare(record: Record, graph: Graph, jobs: int | None) -> _Prepared:
+def _prepare(
+    record: Record, graph: Graph, jobs: int | None, notify_url: str | None = None
+) -> _Prepared:
     urls = Urls(record.settings.site)
     try:
         releases = read_releases(record.root)
@@ -167,7 +172,8 @@ def _prepare(record: Record, graph: Graph, jobs: int | None) -> _Prepared:
     view = SiteView(record, graph, urls, nav, releases=releases)
     pages = with_twins(site_pages(record, urls, releases), urls.base)
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
-    view.env = environment(record.root, {**template_globals(view), "feeds": feeds})
+    globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
+    view.env = environment(record.root, globals_)
     return _Prepared(record, urls, releases, view, pages, jobs or default_jobs(len(pages)))
 
 
@@ -192,3 +198,13 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "about_url": safe(site.book_url.split("#", 1)[0]),
         "notify_url": safe(site.notify_url),
     }
+
+
+def notify_globals(view: SiteView, service_url: str | None = None) -> dict[str, Any]:
+    """The sign-up form where the record has a service for it; the footer's link leads there."""
+    from sourcebook.notify.site import signup_form
+
+    form = signup_form(view.record.settings, service_url)
+    if form is None:
+        return {"notify": None}
+    return {"notify": form, "notify_url": f"{view.section('home')}#notify"}

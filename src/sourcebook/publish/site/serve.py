@@ -44,8 +44,10 @@ RELOAD_JS = b"""(function () {
 class LiveSite:
     """The latest build of a record, or why there is none; rebuilt on demand."""
 
-    def __init__(self, root: Path, out: Path | None = None):
+    def __init__(self, root: Path, out: Path | None = None, notify_url: str | None = None):
         self.root = Path(root)
+        self.notify_url = notify_url
+        """Where the pages' sign-up form posts, instead of `[notify] url`."""
         self._temporary = out is None
         self.out = out if out is not None else Path(tempfile.mkdtemp(prefix="sourcebook-serve-"))
         self.site = self.out / "site"
@@ -73,7 +75,7 @@ class LiveSite:
                     self.base_path = normalize_base_path(checked.record.settings.site.base_path)
                 errors = checked.diagnostics.errors
                 if not errors:
-                    build_site(checked, self.site, jobs=1)
+                    build_site(checked, self.site, jobs=1, notify_url=self.notify_url)
             except Exception:  # a broken template or record file must not stop the server
                 failure = traceback.format_exc(limit=8)
             with self._changed:

@@ -1,0 +1,23 @@
+"""Structured logs: one JSON object per line on standard error. No address, no token."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from typing import Any
+
+_lock = threading.Lock()
+
+
+def first_line(exc: BaseException) -> str:
+    """An error's first line: a database's later lines (DETAIL) may quote a row's values."""
+    return (str(exc).strip().splitlines() or [""])[0][:200]
+
+
+def log(event: str, level: str = "info", **fields: Any) -> None:
+    record = {"time": round(time.time(), 3), "level": level, "event": event, **fields}
+    line = json.dumps(record, default=str, separators=(",", ":"))
+    with _lock:
+        print(line, file=sys.stderr, flush=True)
