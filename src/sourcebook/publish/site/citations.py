@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 from sourcebook.library.report import Proof, QuoteReport
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Party, Source
+from sourcebook.model.person_names import name_parts
 from sourcebook.model.record import Record
 from sourcebook.publish.site.prose import Rendered
 from sourcebook.publish.site.wording import day, join
@@ -59,7 +60,8 @@ class Citations:
 
     def _make_short(self, source: Entity) -> str:
         assert isinstance(source, Source)
-        names = [n.split()[-1] for n in self.authors(source) if n.split()]
+        people = (self.record.get("person", a) for a in source.authors)
+        names = [name_parts(p)[1] for p in people if p is not None and p.title.split()]
         if len(names) > 2:
             who = f"{names[0]} et al."
         else:
