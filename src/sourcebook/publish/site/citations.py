@@ -15,6 +15,7 @@ from html import unescape as html_unescape
 from markupsafe import Markup, escape
 
 from sourcebook.library.report import Proof, QuoteReport
+from sourcebook.link.prose import quote_spans
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Party, Source
 from sourcebook.model.person_names import name_parts
@@ -93,14 +94,15 @@ class Citations:
         if not proven:
             return html
 
-        def wrap(match: re.Match[str]) -> str:
-            found = proven.get(_words(html_unescape(_TAG.sub("", match[1]))))
-            if found is None or "<" in match[1] and not _balanced(match[1]):
-                return match[0]
+        def wrap(quoted: str) -> str:
+            inner = quoted[1:-1]
+            found = proven.get(_words(html_unescape(_TAG.sub("", inner))))
+            if found is None or "<" in inner and not _balanced(inner):
+                return quoted
             status, note = escape(found[0]), escape(found[1])
-            return f'<span class="quote" data-proof="{status}" title="{note}">{match[0]}</span>'
+            return f'<span class="quote" data-proof="{status}" title="{note}">{quoted}</span>'
 
-        return Markup(_QUOTE.sub(wrap, str(html)))
+        return Markup(_each_quote(str(html), wrap))
 
     # The citation is built as HTML strings, each value from the record escaped where it
     # goes in: markupsafe's Markup.format costs several times more, on every source.
@@ -187,7 +189,15 @@ def proven_quotes(report: QuoteReport, source: Source) -> ProvenQuotes:
     }
 
 
-_QUOTE = re.compile(r"“([^“”]*)”")
+def _each_quote(html: str, wrap: Callable[[str], str]) -> str:
+    """`html` with each quote, from its opening mark to the one that balances it, wrapped."""
+    out, done = [], 0
+    for start, end in quote_spans(html).spans:
+        out += [html[done:start], wrap(html[start:end])]
+        done = end
+    return "".join(out) + html[done:]
+
+
 _TAG = re.compile(r"<[^>]*>")
 
 
