@@ -81,13 +81,13 @@ def check(
         if quotes and checked.record is not None and checked.record.library.report is not None:
             from sourcebook.commands.library import print_quote_table
 
-            print_quote_table(checked.record.library.report)
+            report = checked.record.library.report
+            print_quote_table(report)
             if listed:
                 from sourcebook.commands.quote_list import print_quote_list
                 from sourcebook.library.explain import explain
 
-                library = checked.record.library
-                print_quote_list(explain(library.report, library))
+                print_quote_list(explain(report, checked.record.library))
     sys.exit(1 if errors else 0)
 
 
