@@ -231,6 +231,10 @@ class Source(Entity):
     quality: str | None = Field(
         default=None, description="primary, secondary or weak: how close it stands to the facts."
     )
+    csl_type: str | None = Field(
+        default=None,
+        description="The kind of work in CSL's words (`article-newspaper`, `report`, …).",
+    )
     doi: str | None = Field(
         default=None, description="Its DOI, such as `10.1038/s41586-021-03819-2`, without a URL."
     )
