@@ -65,7 +65,7 @@ def read_bibtex(path: Path) -> list[Work]:
     if library.failed_blocks:
         block = library.failed_blocks[0]
         error = getattr(block, "error", None)
-        reason = str(error).splitlines()[-1].strip() if error else "it cannot be read"
+        reason = getattr(error, "abort_reason", None) or str(error) or "it cannot be read"
         raise FormatError(f"{path}:{(block.start_line or 0) + 1}: not BibTeX: {reason}")
     return [_work(entry) for entry in library.entries]
 
@@ -144,7 +144,7 @@ def _entry(work: Work) -> str:
     kind = CSL_TO_BIB.get(work.type, "misc")
     fields: list[tuple[str, str]] = [("title", "{" + braced(work.title) + "}")]
     if work.authors:
-        fields.append(("author", braced(" and ".join(_bib_name(c) for c in work.authors))))
+        fields.append(("author", "{" + " and ".join(_bib_name(c) for c in work.authors) + "}"))
     container = "journal" if kind == "article" else "booktitle"
     if work.container:
         fields.append((container if kind != "online" else "howpublished", braced(work.container)))
@@ -163,8 +163,12 @@ def _entry(work: Work) -> str:
 
 
 def _bib_name(creator: Creator) -> str:
+    """`Family, Given` (`Family, Jr., Given`), or a literal name braced as one family name."""
     if creator.literal:
-        return "{" + creator.literal + "}"
-    if creator.suffix:
-        return f"{creator.family}, {creator.suffix}, {creator.given}"
-    return f"{creator.family}, {creator.given}" if creator.given else creator.family
+        return braced(creator.literal)
+    parts = [creator.family, creator.suffix, creator.given]
+    return ", ".join(_escaped(part) for part in parts if part)
+
+
+def _escaped(text: str) -> str:
+    return braced(text)[1:-1]
