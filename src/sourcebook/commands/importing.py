@@ -54,6 +54,46 @@ def zotero(file: Path, record: Path, dry_run: bool) -> None:
     sys.exit(1 if plan.problems else 0)
 
 
+@import_.command()
+@FILE
+@RECORD
+@DRY_RUN
+def hypothesis(file: Path, record: Path, dry_run: bool) -> None:
+    """Import FILE, Hypothesis annotations as its API returns them, into RECORD: each
+    highlight on a source's address becomes a quote of that source."""
+    from sourcebook.interchange.highlights import plan_highlights, write_highlights
+    from sourcebook.interchange.hypothesis import read_hypothesis
+    from sourcebook.interchange.works import FormatError
+    from sourcebook.interchange.zotero import ImportError_
+
+    if not file.is_file():
+        fail(f"{file}: no such file")
+    try:
+        export = read_hypothesis(file)
+        plan = plan_highlights(record, export.highlights)
+    except (FormatError, ImportError_) as exc:
+        fail(str(exc))
+    verb = "would add" if dry_run else "added"
+    for added in plan.added:
+        count = len(added.quotes)
+        click.echo(f"{verb} {count} quote{'s' * (count != 1)} to {added.path.as_posix()}")
+        for quote in added.quotes:
+            click.echo(f"  {quote}")
+    for uri, count in sorted(plan.unmatched.items()):
+        click.echo(f"no source holds {uri}: {count} highlight{'s' * (count != 1)} not imported")
+    for uri, ids in sorted(plan.shared.items()):
+        click.echo(f"several sources hold {uri} ({', '.join(ids)}): its highlights not imported")
+    quotes = sum(len(a.quotes) for a in plan.added)
+    click.echo(
+        f"{quotes} quotes added, {plan.already} already imported, "
+        f"{sum(plan.unmatched.values())} on addresses no source holds, "
+        f"{export.page_notes} page notes left out"
+        + (" (dry run: nothing written)" if dry_run else "")
+    )
+    if not dry_run:
+        write_highlights(record, plan)
+
+
 def read_works(file: Path) -> list[Any]:
     from sourcebook.interchange.bibtex import read_bibtex
     from sourcebook.interchange.csl import read_csl
