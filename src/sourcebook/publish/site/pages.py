@@ -178,6 +178,8 @@ def _sources(record: Record, urls: Urls) -> Iterator[Page]:
     for category, sources in filled.items():
         context = {"category": category, "sources": sources}
         yield Page(urls.source_category(category), "source_category.html", context)
+        for source in sources:
+            yield Page(urls.source_page(source), "source.html", {"source": source})
 
 
 def bibliography_key(record: Record, source: Entity) -> tuple[str, str, str]:
