@@ -14,8 +14,12 @@ from typing import Any
 
 @lru_cache(maxsize=1)
 def _engine() -> Any:
-    import typeguard
+    try:
+        import typeguard
+    except ImportError:  # an inflect that no longer uses it
+        import inflect
 
+        return inflect.engine()
     checked = typeguard.typechecked
     typeguard.typechecked = _unchecked  # type: ignore[assignment]
     try:
