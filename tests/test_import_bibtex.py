@@ -102,8 +102,8 @@ def test_a_malformed_bib_file_is_one_line_naming_file_and_line(tmp_path: Path) -
 
 def test_an_unknown_format_is_refused(tmp_path: Path) -> None:
     record = new_record(tmp_path / "record")
-    path = tmp_path / "library.ris"
-    path.write_text("TY  - JOUR\nER  -\n")
+    path = tmp_path / "library.enw"
+    path.write_text("%0 Journal Article\n%T A title\n")
     result = run("import", str(path), str(record))
     assert result.returncode == 2
-    assert "not a Zotero export: CSL-JSON (.json) or BibTeX (.bib)" in result.stderr
+    assert "not a Zotero export: CSL-JSON (.json), BibTeX (.bib) or RIS (.ris)" in result.stderr

@@ -38,15 +38,15 @@ def import_() -> None:
 @RECORD
 @DRY_RUN
 def zotero(file: Path, record: Path, dry_run: bool) -> None:
-    """Import FILE, a Zotero export (CSL-JSON .json, or BibTeX .bib), as sources of RECORD;
+    """Import FILE, a Zotero export (CSL-JSON .json, BibTeX .bib or RIS .ris) into RECORD;
     again, to take Zotero's changes without touching what the author wrote."""
     from sourcebook.interchange.works import FormatError
-    from sourcebook.interchange.zotero import ImportError_, plan_import, write_plan
+    from sourcebook.interchange.zotero import ImportProblem, plan_import, write_plan
 
     try:
         works = read_works(file)
         plan = plan_import(record, works, file.as_posix())
-    except (FormatError, ImportError_) as exc:
+    except (FormatError, ImportProblem) as exc:
         fail(str(exc))
     print_plan(plan, dry_run)
     if not dry_run:
@@ -64,14 +64,14 @@ def hypothesis(file: Path, record: Path, dry_run: bool) -> None:
     from sourcebook.interchange.highlights import plan_highlights, write_highlights
     from sourcebook.interchange.hypothesis import read_hypothesis
     from sourcebook.interchange.works import FormatError
-    from sourcebook.interchange.zotero import ImportError_
+    from sourcebook.interchange.zotero import ImportProblem
 
     if not file.is_file():
         fail(f"{file}: no such file")
     try:
         export = read_hypothesis(file)
         plan = plan_highlights(record, export.highlights)
-    except (FormatError, ImportError_) as exc:
+    except (FormatError, ImportProblem) as exc:
         fail(str(exc))
     verb = "would add" if dry_run else "added"
     for added in plan.added:
@@ -97,6 +97,7 @@ def hypothesis(file: Path, record: Path, dry_run: bool) -> None:
 def read_works(file: Path) -> list[Any]:
     from sourcebook.interchange.bibtex import read_bibtex
     from sourcebook.interchange.csl import read_csl
+    from sourcebook.interchange.ris import read_ris
     from sourcebook.interchange.works import FormatError
 
     if not file.is_file():
@@ -106,9 +107,11 @@ def read_works(file: Path) -> list[Any]:
             return read_bibtex(file)
         if file.suffix.lower() == ".json":
             return read_csl(file)
+        if file.suffix.lower() == ".ris":
+            return read_ris(file)
     except UnicodeDecodeError as exc:
         raise FormatError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    raise FormatError(f"{file}: not a Zotero export: CSL-JSON (.json) or BibTeX (.bib)")
+    raise FormatError(f"{file}: not a Zotero export: CSL-JSON (.json), BibTeX (.bib) or RIS (.ris)")
 
 
 def print_plan(plan: Plan, dry_run: bool) -> None:

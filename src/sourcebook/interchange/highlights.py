@@ -15,7 +15,7 @@ from pathlib import Path
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.interchange.editor import EditError, EntityFile
 from sourcebook.interchange.hypothesis import Annotation, url_key
-from sourcebook.interchange.zotero import ImportError_
+from sourcebook.interchange.zotero import ImportProblem
 from sourcebook.library.files import write_atomic
 from sourcebook.link.prose import quote_spans
 
@@ -43,7 +43,7 @@ def plan_highlights(root: Path, highlights: list[Annotation]) -> HighlightPlan:
 
     record = read_record(root, Diagnostics())
     if record is None:
-        raise ImportError_(f"{root}: not a record (no sourcebook.toml)")
+        raise ImportProblem(f"{root}: not a record (no sourcebook.toml)")
     holders: dict[str, list[str]] = defaultdict(list)
     for source in record.of("source"):
         for url in getattr(source, "urls", []):
@@ -71,7 +71,7 @@ def _add(root: Path, path: Path, highlights: list[Annotation], plan: HighlightPl
     try:
         entity = EntityFile(path.read_text(encoding="utf-8"), relative.as_posix())
     except (EditError, OSError, UnicodeDecodeError) as exc:
-        raise ImportError_(str(exc)) from None
+        raise ImportProblem(str(exc)) from None
     kept = list(entity.get("highlights") or [])
     known = {str(h.get("hypothesis")) for h in kept if isinstance(h, dict)}
     quotes: list[str] = []

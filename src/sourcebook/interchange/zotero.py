@@ -30,7 +30,7 @@ OWNED = ("title", "csl_type", "authors", "publisher", "publication", "date", "do
 """Fields of a source that Zotero owns, besides its own address among the `urls`."""
 
 
-class ImportError_(Exception):
+class ImportProblem(Exception):
     """An import that cannot go ahead; one line for a person."""
 
 
@@ -86,7 +86,7 @@ def plan_import(root: Path, works: list[Work], shown: str) -> Plan:
 
     record = read_record(root, Diagnostics())
     if record is None:
-        raise ImportError_(f"{root}: not a record (no sourcebook.toml)")
+        raise ImportProblem(f"{root}: not a record (no sourcebook.toml)")
     roster = Roster.of([*record.of("person"), *record.of("party")])
     state = read_state(root)
     plan = Plan(state=state)
@@ -183,7 +183,7 @@ def _updated(
     try:
         entity = EntityFile(path.read_text(encoding="utf-8"), relative.as_posix())
     except (EditError, OSError, UnicodeDecodeError) as exc:
-        raise ImportError_(str(exc)) from None
+        raise ImportProblem(str(exc)) from None
     base = state["sources"].get(ident, {}).get("fields")
     change = FileChange(relative, "unchanged")
     for name in OWNED:
@@ -261,7 +261,7 @@ def read_state(root: Path) -> dict[str, Any]:
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise ImportError_(f"{STATE_FILE.as_posix()}: cannot be read: {exc}") from None
+        raise ImportProblem(f"{STATE_FILE.as_posix()}: cannot be read: {exc}") from None
     state.setdefault("sources", {})
     return state
 
