@@ -72,3 +72,8 @@ def test_a_press_source_is_an_article_of_its_publication(site: Path) -> None:
     text = page(site, "/vol1/sources/press/bloomberg-moonshot-alibaba-jul26")
     assert ("citation_journal_title", "Bloomberg") in meta(text)
     assert '<a href="/vol1/sources/press#bloomberg-moonshot-alibaba-jul26">' in text
+
+
+def test_the_citation_gives_pages_and_doi(site: Path) -> None:
+    text = page(site, "/vol1/sources/research")
+    assert "18 July 2022, pp. 1–8, doi:10.1109/IJCNN55064.2022.9891914" in text

@@ -132,6 +132,10 @@ class Citations:
             parts.append("updated the same day" if same else f"updated {day(source.updated)}")
         if source.reprint:
             parts.append(source.reprint)
+        if source.pages:
+            parts.append(f"{'pp.' if '–' in source.pages else 'p.'} {source.pages}")
+        if source.doi:
+            parts.append(f"doi:{source.doi}")
         return escape(", ".join(parts))
 
     def _notes(self, source: Source, annotation: Markup) -> str:
