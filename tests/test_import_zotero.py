@@ -224,3 +224,13 @@ def test_an_export_imported_into_a_new_record_gives_the_same_sources(
     for name in ("sevilla2022", "kinder2025fairwater", "king1963", "epochai-2025"):
         mine = (record / "sources" / f"{name}.md").read_text("utf-8")
         assert (fresh / "sources" / f"{name}.md").read_text("utf-8") == mine
+
+
+def test_a_field_added_by_hand_stays_while_zotero_has_none(record: Path, tmp_path: Path) -> None:
+    path = export(tmp_path)
+    run("import", str(path), str(record))
+    king = record / "sources" / "king1963.md"
+    king.write_text(king.read_text("utf-8").replace("---\n", "---\ndoi: 10.1/letter\n", 1))
+    result = run("import", str(path), str(record))
+    assert "0 updated, 4 unchanged, 0 conflicts" in result.stdout
+    assert "doi: 10.1/letter\n" in king.read_text("utf-8")

@@ -184,27 +184,34 @@ def _updated(
         entity = EntityFile(path.read_text(encoding="utf-8"), relative.as_posix())
     except (EditError, OSError, UnicodeDecodeError) as exc:
         raise ImportProblem(str(exc)) from None
-    base = state["sources"].get(ident, {}).get("fields")
+    base = state["sources"].get(ident, {}).get("fields", {})
     change = FileChange(relative, "unchanged")
     for name in OWNED:
-        _merge(entity, name, owned[name], None if base is None else base.get(name), change)
-    _merge_url(entity, owned["url"], None if base is None else base.get("url"), change)
+        _merge(entity, name, owned[name], base.get(name, NEVER), change)
+    _merge_url(entity, owned["url"], base.get("url"), change)
     if change.changes:
         change.action = "update"
         change.text = entity.text()
     return change
 
 
+NEVER = object()
+"""The last import's value of a field no import has written."""
+
+
 def _merge(entity: EntityFile, name: str, theirs: Any, base: Any, change: FileChange) -> None:
-    yours = _value(entity.get(name))
-    theirs = _value(theirs)
-    if yours == theirs or (base is not None and _value(base) == theirs):
+    """Zotero's value where the author left the field as imported (or empty); a conflict
+    where both changed it."""
+    yours, theirs = _value(entity.get(name)), _value(theirs)
+    imported = _value(base) if base is not NEVER else NEVER
+    if yours == theirs or imported == theirs:
         return
-    if yours is None or (base is not None and yours == _value(base)):
+    if yours is None or yours == imported:
         change.changes.append(FieldChange(name, yours, theirs))
         entity.set(name, theirs)
     else:
-        change.conflicts.append(Conflict(name, yours, theirs, base))
+        shown = None if imported is NEVER else imported
+        change.conflicts.append(Conflict(name, yours, theirs, shown))
 
 
 def _merge_url(entity: EntityFile, theirs: Any, base: Any, change: FileChange) -> None:
