@@ -28,8 +28,8 @@ class _ImportGroup(click.Group):
 
 @click.group(name="import", cls=_ImportGroup)
 def import_() -> None:
-    """Bring sources in as researchers keep them: a Zotero export (CSL-JSON or Better
-    BibTeX .bib), `import FILE [RECORD]`, or Hypothesis highlights,
+    """Bring sources in as researchers keep them: a Zotero export (CSL-JSON, Better
+    BibTeX .bib or RIS), `import FILE [RECORD]`, or Hypothesis highlights,
     `import hypothesis FILE [RECORD]`."""
 
 

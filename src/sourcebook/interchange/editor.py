@@ -146,7 +146,7 @@ def render(key: str, value: Any) -> str:
     brackets, other lists one item a line, mappings in block style."""
     if isinstance(value, list):
         if all(isinstance(v, str) and _PLAIN_ID.match(v) for v in value):
-            return f"{key}: [{', '.join(value)}]\n"
+            return f"{key}: [{', '.join(scalar(v) for v in value)}]\n"
         if all(isinstance(v, str) for v in value):
             return f"{key}:\n" + "".join(f"  - {scalar(v)}\n" for v in value)
         dumped = yaml.safe_dump(value, allow_unicode=True, sort_keys=False, width=88)
