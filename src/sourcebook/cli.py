@@ -16,6 +16,8 @@ import click
 COMMANDS = {
     "build": "sourcebook.commands.build:build",
     "check": "sourcebook.commands.check:check",
+    "export": "sourcebook.commands.export:export",
+    "import": "sourcebook.commands.importing:import_",
     "init": "sourcebook.commands.init:init",
     "serve": "sourcebook.commands.serve:serve",
     "library": "sourcebook.commands.library:library",

@@ -13,6 +13,7 @@ def check_names(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
     mentionable = {k.name for k in KINDS if k.mentionable}
     pairs = _same_as_pairs(record)
     owners: dict[str, tuple[str, str]] = {}
+    written: dict[str, str] = {}
     for entity in record:
         if entity.KIND not in mentionable:
             continue
@@ -30,6 +31,7 @@ def check_names(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
             first = owners.get(folded)
             if first is None:
                 owners[folded] = entity.key
+                written[folded] = name.strip()
             elif frozenset((first, entity.key)) not in pairs:
                 diagnostics.error(
                     pos,
@@ -38,7 +40,7 @@ def check_names(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
                     "a name may stand for one entity: drop the alias, or for a term that names "
                     f"the other, write same_as: {first[0]}:{first[1]}",
                 )
-    _check_plural_clashes(owners, pairs, record, diagnostics)
+    _check_plural_clashes(owners, written, pairs, record, diagnostics)
 
 
 def _same_as_pairs(record: Record) -> set[frozenset]:
@@ -52,12 +54,14 @@ def _same_as_pairs(record: Record) -> set[frozenset]:
 
 
 def _check_plural_clashes(
-    owners: dict, pairs: set, record: Record, diagnostics: Diagnostics
+    owners: dict, written: dict[str, str], pairs: set, record: Record, diagnostics: Diagnostics
 ) -> None:
-    """A name that is another's plural (Megapack, Megapacks) makes mentions ambiguous."""
+    """A name that is another's plural (Megapack, Megapacks) makes mentions ambiguous.
+    Plurals are formed from the names as written, as the mention matcher forms them: an
+    acronym's plural is not a word's (SIS, SISs; not sis, ses)."""
     for folded, owner in owners.items():
-        for form in plural_forms(folded)[1:]:
-            other = owners.get(form)
+        for form in plural_forms(written[folded])[1:]:
+            other = owners.get(form.casefold())
             if other and other != owner and frozenset((owner, other)) not in pairs:
                 entity = record.get(*other)
                 if entity is not None:

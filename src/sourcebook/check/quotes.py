@@ -21,6 +21,15 @@ def check_quotes(record: Record, graph: Graph, diagnostics: Diagnostics) -> None
     record.library.report = report
     for proof in report.proofs:
         _report(proof, diagnostics)
+    for _owner, pos in graph.unbalanced:
+        diagnostics.warning(
+            pos,
+            "Q009",
+            "a curly quotation mark that no other balances: the quotes around it are "
+            "taken as the innermost pairs",
+            "close the quote, or write a quote inside a quote with its own pair: "
+            "“the first of many “Fairwater” sites”",
+        )
 
 
 def _check_shelves(record: Record, diagnostics: Diagnostics) -> None:

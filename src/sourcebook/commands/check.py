@@ -34,9 +34,20 @@ AS_OF = click.option(
 @OUTPUT
 @click.option("--no-warnings", is_flag=True, help="Show errors only.")
 @click.option("--quotes", is_flag=True, help="Also show each source's quotes: verified or not.")
+@click.option(
+    "--list",
+    "listed",
+    is_flag=True,
+    help="With --quotes: each quote's verdict, the rules it needed, or its nearest passage.",
+)
 @AS_OF
 def check(
-    record: Path, output: str, no_warnings: bool, quotes: bool, as_of: datetime | None
+    record: Path,
+    output: str,
+    no_warnings: bool,
+    quotes: bool,
+    listed: bool,
+    as_of: datetime | None,
 ) -> None:
     """Check RECORD (default: this folder) and report every problem found."""
     from sourcebook.compile import AsOfError
@@ -59,7 +70,7 @@ def check(
                     "errors": errors,
                     "warnings": warnings,
                     "diagnostics": [d.as_json() for d in shown],
-                    **(_quotes_json(checked) if quotes else {}),
+                    **(_quotes_json(checked, listed) if quotes else {}),
                 },
                 indent=2,
                 ensure_ascii=False,
@@ -70,16 +81,28 @@ def check(
         if quotes and checked.record is not None and checked.record.library.report is not None:
             from sourcebook.commands.library import print_quote_table
 
-            print_quote_table(checked.record.library.report)
+            report = checked.record.library.report
+            print_quote_table(report)
+            if listed:
+                from sourcebook.commands.quote_list import print_quote_list
+                from sourcebook.library.explain import explain
+
+                print_quote_list(explain(report, checked.record.library))
     sys.exit(1 if errors else 0)
 
 
-def _quotes_json(checked) -> dict:  # type: ignore[no-untyped-def]
+def _quotes_json(checked, listed: bool) -> dict:  # type: ignore[no-untyped-def]
     from sourcebook.commands.library import QUOTE_COLUMNS, quote_table
+    from sourcebook.library.explain import explain
 
     report = checked.record.library.report if checked.record is not None else None
     rows = quote_table(report) if report is not None else []
-    return {"quotes": [dict(zip(QUOTE_COLUMNS, row, strict=True)) for row in rows]}
+    out: dict = {"quotes": [dict(zip(QUOTE_COLUMNS, row, strict=True)) for row in rows]}
+    if listed:
+        library = checked.record.library if checked.record is not None else None
+        explained = explain(report, library) if report is not None and library else []
+        out["quote_list"] = [item.as_json() for item in explained]
+    return out
 
 
 def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) -> None:

@@ -3,7 +3,9 @@
 Its modules, in the order a copy travels through them:
 
 - `capture` fetches a URL (keeping the exchange as WARC) or reads a capture file;
-- `extract` takes the text out of an original (HTML, PDF, plain text);
+- `extract` takes the text out of an original (HTML, PDF, plain text); `charset` decodes
+  a page's bytes as a browser would (HTTP charset, then <meta charset>, then detection),
+  and `metadata` reads what the page says of itself (title, authors, days);
 - `store` puts it on a shelf, `attach` names the shelf in a source, `intake` does both
   for `sourcebook library add`;
 - `items` is the model (an `Item`, the `Library`), `read` reads library/ into it;

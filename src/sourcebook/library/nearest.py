@@ -1,12 +1,20 @@
-"""The passage of a text nearest to a quote that was not found, with the difference marked."""
+"""The passage of a text nearest to a quote that was not found, with the difference marked.
+
+The passage is shown as the copy reads, not as it was normalized: words are compared by
+their normalized form, and marks that stand alone between spaces (a list's bullets and
+dashes) are not words, so they neither glue onto the next word nor count as a difference.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
-_WORD = re.compile(r"\S+")
+from sourcebook.library.normalize import normalize
+
+_WORD = re.compile(r"\S*\w\S*")
 _FIGURE = re.compile(r"\d")
 _EDGES = ".,;:!?'()"
 CONTEXT_WORDS = 3
@@ -27,7 +35,8 @@ class Nearest:
 
 
 def nearest(quote: str, text: str) -> Nearest | None:
-    """The passage of `text` most like `quote` (both normalized); None if no word is shared."""
+    """The passage of `text` most like `quote`, shown as `text` has it (white space made
+    single spaces); None if no word is shared."""
     wanted = quote.split()
     spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     words = [text[a:b] for a, b in spans]
@@ -46,8 +55,10 @@ def nearest(quote: str, text: str) -> Nearest | None:
     return _marked(wanted, words, spans, lo, hi, ratio)
 
 
+@lru_cache(maxsize=65536)
 def _key(word: str) -> str:
-    """A word as compared: punctuation at its edges does not count."""
+    """A word as compared: normalized, and punctuation at its edges does not count."""
+    word = normalize(word)
     return word.strip(_EDGES) or word
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -135,8 +136,9 @@ class QuotePattern:
         return " … ".join(self.parts)
 
 
-def compile_quote(quote: str) -> QuotePattern:
-    """Split a quote at its ellipses and insertions, and normalize each part."""
+def compile_quote(quote: str, normalize: Callable[[str], str] = normalize) -> QuotePattern:
+    """Split a quote at its ellipses and insertions, and normalize each part (by the
+    rules above, or by another `normalize` where the rules are being explained)."""
     if not any(mark in quote for mark in _GAP_MARKS):
         part = normalize(quote).strip(_EDGE_PUNCTUATION)
         return QuotePattern((part,) if part else (), (), False, False)

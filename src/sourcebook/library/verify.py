@@ -98,7 +98,8 @@ def _prove_source(
             cache.remember(key, claim.text, list(found))
             yield Proof(claim, Status.VERIFIED, searched, found)
         else:
-            yield Proof(claim, Status.NOT_FOUND, searched, nearest=_nearest(pattern, texts))
+            near = _nearest(pattern, items, library)
+            yield Proof(claim, Status.NOT_FOUND, searched, nearest=near)
 
 
 def load(library: Library, item: Item, cache: TextCache) -> Normalized:
@@ -120,12 +121,20 @@ def _first(pattern: QuotePattern, texts: list[tuple[Item, Normalized]]) -> Found
 
 
 def _nearest(
-    pattern: QuotePattern, texts: list[tuple[Item, Normalized]]
+    pattern: QuotePattern, items: list[Item], library: Library
 ) -> tuple[str, Nearest] | None:
+    """The passage nearest to a quote not found, as the copy reads (its text file)."""
     wanted = " ".join(pattern.parts)
-    candidates = [(item.shelf, nearest(wanted, normalized.text)) for item, normalized in texts]
+    candidates = [(item.shelf, nearest(wanted, _raw(library, item))) for item in items]
     scored = [(shelf, near) for shelf, near in candidates if near is not None]
     return max(scored, key=lambda pair: pair[1].ratio) if scored else None
+
+
+def _raw(library: Library, item: Item) -> str:
+    try:
+        return library.text_path(item.shelf).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _look_elsewhere(

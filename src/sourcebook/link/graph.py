@@ -67,6 +67,8 @@ class Graph:
     quotes: list[QuoteClaim] = field(default_factory=list)
     marked: list[tuple[Key, str, Pos]] = field(default_factory=list)
     """Curly-quoted spans marked as not the source's words: (owner, mark, pos)."""
+    unbalanced: list[tuple[Key, Pos]] = field(default_factory=list)
+    """Curly quotation marks that no other balances: (owner, pos)."""
     _incoming: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
     _outgoing: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
     matcher: NameMatcher | None = None
@@ -108,6 +110,7 @@ def link_record(record: Record) -> Graph:
             graph.add(ref)
         graph.quotes += found.quotes
         graph.marked += found.marked
+        graph.unbalanced += found.unbalanced
     return graph
 
 
@@ -118,6 +121,7 @@ class _Found:
     refs: list[Ref] = field(default_factory=list)
     quotes: list[QuoteClaim] = field(default_factory=list)
     marked: list[tuple[Key, str, Pos]] = field(default_factory=list)
+    unbalanced: list[tuple[Key, Pos]] = field(default_factory=list)
 
     def add(self, ref: Ref) -> None:
         self.refs.append(ref)
@@ -158,7 +162,7 @@ def _jobs(entities: int) -> int:
 _JOB: tuple[Sequence[Entity], Record, NameMatcher] | None = None
 """What forked workers find: the entities, the record and the name matcher."""
 
-_Flat = tuple[list[tuple], list[tuple], list[tuple]]
+_Flat = tuple[list[tuple], list[tuple], list[tuple], list[tuple]]
 
 
 def _link_chunk(bounds: tuple[int, int]) -> _Flat:
@@ -178,7 +182,8 @@ def _flattened(found: _Found) -> _Flat:
     ]
     quotes = [(q.owner, q.field, q.source, q.text, *_pos(q.pos), q.locator) for q in found.quotes]
     marked = [(owner, mark, *_pos(pos)) for owner, mark, pos in found.marked]
-    return refs, quotes, marked
+    unbalanced = [(owner, *_pos(pos)) for owner, pos in found.unbalanced]
+    return refs, quotes, marked, unbalanced
 
 
 def _pos(pos: Pos) -> tuple[str, int, int]:
@@ -186,7 +191,7 @@ def _pos(pos: Pos) -> tuple[str, int, int]:
 
 
 def _unflattened(flat: _Flat) -> _Found:
-    refs, quotes, marked = flat
+    refs, quotes, marked, unbalanced = flat
     return _Found(
         [
             Ref(source, target, via, name, Pos(file, line, col), text, locator, resolved)
@@ -197,6 +202,7 @@ def _unflattened(flat: _Flat) -> _Found:
             for owner, name, source, text, file, line, col, locator in quotes
         ],
         [(owner, mark, Pos(file, line, col)) for owner, mark, file, line, col in marked],
+        [(owner, Pos(file, line, col)) for owner, file, line, col in unbalanced],
     )
 
 
@@ -294,6 +300,8 @@ def _link_prose(
             )
     for span in found.marked_spans:
         into.marked.append((key, span.mark, positions.at(span.start)))
+    for offset in found.unbalanced:
+        into.unbalanced.append((key, positions.at(offset)))
     for mention in matcher.find(text, found.masked):
         for target in mention.targets:
             if target != key:

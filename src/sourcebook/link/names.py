@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 import ahocorasick
 
+from sourcebook.link.plurals import plural
+
 
 class Mention(NamedTuple):
     """A name found in a text (a named tuple: a large record's prose holds hundreds of
@@ -67,20 +69,10 @@ _ASCII_WORDS = bytes(ord(_fold(chr(c)).translate(_SPACED_OUT)) for c in range(12
 
 
 def plural_forms(name: str) -> list[str]:
-    """The name and its English plural: -s, -es after a sibilant, consonant + y → -ies.
-
-    A name that already ends in a single s (such as "122 days") is taken as plural.
-    """
-    if not name[-1:].isalpha():
-        return [name]
-    lowered = name.lower()
-    if lowered.endswith(("ss", "x", "z", "ch", "sh")):
-        return [name, name + "es"]
-    if lowered.endswith("s"):
-        return [name]
-    if lowered.endswith("y") and len(name) > 1 and lowered[-2] not in "aeiou":
-        return [name, name[:-1] + "ies"]
-    return [name, name + "s"]
+    """The name and its English plural (see `plurals`); a name that already reads as a
+    plural, such as "122 days", is its own only form."""
+    form = plural(name)
+    return [name] if form is None else [name, form]
 
 
 class NameMatcher:

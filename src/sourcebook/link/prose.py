@@ -12,8 +12,11 @@ WIKI_LINK = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
 # [@id] or [@id, p. 81]; several may share brackets: [@a; @b, p. 3]
 CITATION = re.compile(r"\[(@[^\[\]\n]+?)\]")
 CITATION_ITEM = re.compile(r"@([A-Za-z0-9][\w-]*)\s*(?:,\s*([^;]+?))?\s*(?:;|$)")
-# “…” quotes; a span marked [“…”]{.scare} or {.title} is not a quote of the source
-QUOTE = re.compile(r"“([^“”]+)”")
+# Curly double quotation marks: a quote runs from an opening mark to the closing mark
+# that balances it, so a quote may hold a quote (see `quote_spans`). A span marked
+# [“…”]{.scare} or {.title} is not a quote of the source.
+QUOTE_MARK = re.compile(r"[“”]")
+FLAT_QUOTE = re.compile(r"“([^“”]+)”")
 MARKED_SPAN = re.compile(r"\[(“[^“”]+”)\]\{\.(scare|title)\}")
 # Regions where no mention is looked for.
 CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.S)
@@ -53,6 +56,42 @@ class MarkedSpan(NamedTuple):
     mark: str
 
 
+class QuoteSpans(NamedTuple):
+    """Where a text's quotes stand, each (start, end) from its opening to its closing
+    mark, and the offset of each quotation mark that nothing balances."""
+
+    spans: list[tuple[int, int]]
+    unbalanced: list[int]
+
+
+def quote_spans(text: str) -> QuoteSpans:
+    """The outermost balanced “…” spans of `text`: “a “b” c” is one quote, not “b”.
+
+    Where the marks do not balance (an opening mark never closed, a closing mark never
+    opened), each such mark is reported and the quotes are taken as innermost pairs
+    between the marks that do balance, as if none held another.
+    """
+    if "“" not in text and "”" not in text:
+        return QuoteSpans([], [])
+    spans: list[tuple[int, int]] = []
+    unbalanced: list[int] = []
+    opened: list[int] = []
+    for mark in QUOTE_MARK.finditer(text):
+        at = mark.start()
+        if mark[0] == "“":
+            opened.append(at)
+        elif opened:
+            start = opened.pop()
+            if not opened:
+                spans.append((start, at + 1))
+        else:
+            unbalanced.append(at)
+    unbalanced += opened
+    if unbalanced:
+        spans = [(m.start(), m.end()) for m in FLAT_QUOTE.finditer(text)]
+    return QuoteSpans([(a, b) for a, b in spans if b - a > 2], sorted(unbalanced))
+
+
 @dataclass(frozen=True, slots=True)
 class Scan:
     """Everything marked up in one text, each pattern run over it once."""
@@ -63,6 +102,8 @@ class Scan:
     marked_spans: list[MarkedSpan]
     masked: list[tuple[int, int]]
     """As `masked_regions` gives them."""
+    unbalanced: list[int]
+    """Offsets of curly quotation marks that no other balances."""
 
 
 def scan(text: str) -> Scan:
@@ -70,13 +111,19 @@ def scan(text: str) -> Scan:
     bracketed = list(CITATION.finditer(text))
     cites = _citations(bracketed)
     marked = marked_spans(text)
+    found = quote_spans(text)
     return Scan(
         _wiki_links(links),
         cites,
-        _quotes(text, marked, cites),
+        _quotes(text, marked, cites, found.spans),
         marked,
         _masked(text, links, bracketed),
+        _unmarked(found.unbalanced, marked),
     )
+
+
+def _unmarked(offsets: list[int], marked: list[MarkedSpan]) -> list[int]:
+    return [at for at in offsets if not any(s.start <= at < s.end for s in marked)]
 
 
 def wiki_links(text: str) -> list[WikiLink]:
@@ -117,30 +164,40 @@ def marked_spans(text: str) -> list[MarkedSpan]:
 
 def quotes(text: str) -> list[Quote]:
     """Curly-quoted spans that claim to be a source's words (marked spans left out)."""
-    return _quotes(text, marked_spans(text), citations(text))
+    return _quotes(text, marked_spans(text), citations(text), quote_spans(text).spans)
 
 
-def _quotes(text: str, marked_spans: list[MarkedSpan], cites: list[Citation]) -> list[Quote]:
+def _quotes(
+    text: str,
+    marked_spans: list[MarkedSpan],
+    cites: list[Citation],
+    spans: list[tuple[int, int]],
+) -> list[Quote]:
     marked = [(s.start, s.end) for s in marked_spans]
     cited_at = {c.start: c for c in cites}
     out = []
-    for m in QUOTE.finditer(text):
-        if any(a <= m.start() < b for a, b in marked):
+    for start, end in spans:
+        if any(a <= start < b for a, b in marked):
             continue
-        after = m.end()
+        after = end
         while after < len(text) and text[after] in " ,.;:\u00a0":
             after += 1
         cited = cited_at.get(after)
         out.append(
             Quote(
-                m.start(),
-                m.end(),
-                m[1],
+                start,
+                end,
+                _unmarked_text(text[start + 1 : end - 1]),
                 cited.source if cited else None,
                 cited.locator if cited else None,
             )
         )
     return out
+
+
+def _unmarked_text(quoted: str) -> str:
+    """A quote's words, a span marked inside it as not the source's shown as plain words."""
+    return MARKED_SPAN.sub(r"\1", quoted) if "]{." in quoted else quoted
 
 
 def masked_regions(text: str) -> list[tuple[int, int]]:

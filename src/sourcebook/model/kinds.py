@@ -12,6 +12,7 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from sourcebook.model.base import Day, Entity, Kind, RefField
+from sourcebook.model.highlight import Highlight
 
 
 class Strict(BaseModel):
@@ -230,6 +231,20 @@ class Source(Entity):
     quality: str | None = Field(
         default=None, description="primary, secondary or weak: how close it stands to the facts."
     )
+    csl_type: str | None = Field(
+        default=None,
+        description="The kind of work in CSL's words (`article-newspaper`, `report`, …).",
+    )
+    doi: str | None = Field(
+        default=None, description="Its DOI, such as `10.1038/s41586-021-03819-2`, without a URL."
+    )
+    pages: str | None = Field(
+        default=None, description="The pages it fills in its publication, such as `81–97`."
+    )
+    highlights: list[Highlight] = Field(
+        default_factory=list,
+        description="Passages highlighted with Hypothesis, each also quoted in the annotation.",
+    )
 
 
 class Person(Entity):
@@ -242,6 +257,12 @@ class Person(Entity):
     )
     role: str = Field(default="", description="One line: who the person is.")
     url: str | None = Field(default=None, description="The person's own page.")
+    given: str | None = Field(
+        default=None, description="Given names, where the title alone would split them wrongly."
+    )
+    family: str | None = Field(
+        default=None, description="Family name, as it is filed: `Le Guin`, `King`."
+    )
 
 
 class PartyType(StrEnum):

@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from sourcebook.model.person_names import split_name
 from sourcebook.model.settings import Book
 from sourcebook.publish.release.about import About
 
@@ -61,12 +62,6 @@ def book_reference(book: Book) -> dict[str, Any]:
         reference["collection-title"] = book.series
         reference["volume"] = book.volume
     return reference
-
-
-def split_name(name: str) -> tuple[str, str]:
-    """(given names, family name): the family name is the last word, as on most covers."""
-    given, _, family = name.strip().rpartition(" ")
-    return given.strip(), family
 
 
 def release_bib(about: About) -> str:

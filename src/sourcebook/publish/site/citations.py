@@ -15,8 +15,10 @@ from html import unescape as html_unescape
 from markupsafe import Markup, escape
 
 from sourcebook.library.report import Proof, QuoteReport
+from sourcebook.link.prose import quote_spans
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Party, Source
+from sourcebook.model.person_names import name_parts
 from sourcebook.model.record import Record
 from sourcebook.publish.site.prose import Rendered
 from sourcebook.publish.site.wording import day, join
@@ -59,7 +61,8 @@ class Citations:
 
     def _make_short(self, source: Entity) -> str:
         assert isinstance(source, Source)
-        names = [n.split()[-1] for n in self.authors(source) if n.split()]
+        people = (self.record.get("person", a) for a in source.authors)
+        names = [name_parts(p)[1] for p in people if p is not None and p.title.split()]
         if len(names) > 2:
             who = f"{names[0]} et al."
         else:
@@ -91,14 +94,15 @@ class Citations:
         if not proven:
             return html
 
-        def wrap(match: re.Match[str]) -> str:
-            found = proven.get(_words(html_unescape(_TAG.sub("", match[1]))))
-            if found is None or "<" in match[1] and not _balanced(match[1]):
-                return match[0]
+        def wrap(quoted: str) -> str:
+            inner = quoted[1:-1]
+            found = proven.get(_words(html_unescape(_TAG.sub("", inner))))
+            if found is None or "<" in inner and not _balanced(inner):
+                return quoted
             status, note = escape(found[0]), escape(found[1])
-            return f'<span class="quote" data-proof="{status}" title="{note}">{match[0]}</span>'
+            return f'<span class="quote" data-proof="{status}" title="{note}">{quoted}</span>'
 
-        return Markup(_QUOTE.sub(wrap, str(html)))
+        return Markup(_each_quote(str(html), wrap))
 
     # The citation is built as HTML strings, each value from the record escaped where it
     # goes in: markupsafe's Markup.format costs several times more, on every source.
@@ -128,6 +132,10 @@ class Citations:
             parts.append("updated the same day" if same else f"updated {day(source.updated)}")
         if source.reprint:
             parts.append(source.reprint)
+        if source.pages:
+            parts.append(f"{'pp.' if '–' in source.pages else 'p.'} {source.pages}")
+        if source.doi:
+            parts.append(f"doi:{source.doi}")
         return escape(", ".join(parts))
 
     def _notes(self, source: Source, annotation: Markup) -> str:
@@ -185,7 +193,15 @@ def proven_quotes(report: QuoteReport, source: Source) -> ProvenQuotes:
     }
 
 
-_QUOTE = re.compile(r"“([^“”]*)”")
+def _each_quote(html: str, wrap: Callable[[str], str]) -> str:
+    """`html` with each quote, from its opening mark to the one that balances it, wrapped."""
+    out, done = [], 0
+    for start, end in quote_spans(html).spans:
+        out += [html[done:start], wrap(html[start:end])]
+        done = end
+    return "".join(out) + html[done:]
+
+
 _TAG = re.compile(r"<[^>]*>")
 
 

@@ -17,6 +17,7 @@ from sourcebook.link.backlinks import sort_key
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity, day_start
 from sourcebook.model.kinds import Category, Correction, Source
+from sourcebook.model.person_names import name_parts
 from sourcebook.model.record import Record
 from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.urls import SECTIONS, Urls
@@ -177,6 +178,8 @@ def _sources(record: Record, urls: Urls) -> Iterator[Page]:
     for category, sources in filled.items():
         context = {"category": category, "sources": sources}
         yield Page(urls.source_category(category), "source_category.html", context)
+        for source in sources:
+            yield Page(urls.source_page(source), "source.html", {"source": source})
 
 
 def bibliography_key(record: Record, source: Entity) -> tuple[str, str, str]:
@@ -186,7 +189,7 @@ def bibliography_key(record: Record, source: Entity) -> tuple[str, str, str]:
     person = record.get("person", source.authors[0]) if source.authors else None
     party = record.get("party", source.publisher) if source.publisher else None
     if person is not None:
-        lead = person.title.split()[-1]
+        lead = name_parts(person)[1]
     elif source.publication or party is not None:
         lead = source.publication or party.title  # type: ignore[union-attr]
     return (lead.casefold(), source.date or "", source.id)
@@ -204,7 +207,7 @@ def _companion(record: Record, urls: Urls) -> Iterator[Page]:
 
 
 def _people(record: Record, urls: Urls) -> Iterator[Page]:
-    people = sorted(record.of("person"), key=lambda p: (p.title.split()[-1].casefold(), p.id))
+    people = sorted(record.of("person"), key=lambda p: (name_parts(p)[1].casefold(), p.id))
     yield Page(urls.section("people"), "people.html", {"people": people})
     yield from _entity_pages(record, urls, "person", "person.html")
 

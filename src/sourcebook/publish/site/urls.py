@@ -126,6 +126,10 @@ class Urls:
     def source_category(self, category: str) -> str:
         return self.path(f"sources/{category}")
 
+    def source_page(self, source: Entity) -> str:
+        """A source's own small page, for reference managers (see `citation_meta`)."""
+        return self.path(f"sources/{source.category.value}/{source.id}")  # type: ignore[attr-defined]
+
     def release_file(self, version: str, path: str) -> str:
         """Where a file of a data release is served: /vol1/data/releases/VERSION/PATH."""
         return self.path(f"{SECTIONS['data']}/{version}/{path}")

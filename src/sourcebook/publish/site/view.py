@@ -212,6 +212,20 @@ class SiteView:
                 self._page_url, self._page_terms = page_url, page_terms
         return cached
 
+    def citation_meta(self, source: Source) -> list[tuple[str, str]]:
+        """The citation_* meta tags of a source's own page, for Zotero's connector."""
+        from sourcebook.publish.site.citation_meta import citation_meta
+
+        return citation_meta(self.record, source, self.absolute(self.urls.source_page(source)))
+
+    def coins(self, source: Source) -> str:
+        from sourcebook.publish.site.citation_meta import coins
+
+        return coins(self.record, source)
+
+    def source_page(self, source: Source) -> str:
+        return self.urls.source_page(source)
+
     def cite(self, source: Source) -> Markup:
         return self._place(self.citations.full(source))
 
