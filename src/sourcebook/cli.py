@@ -58,6 +58,10 @@ def run() -> NoReturn:
         main()
     except SystemExit as exc:
         code = exc.code
+    except (MemoryError, RecursionError) as exc:
+        # The budgets in read/ and derive/ should stop a record first; this is the last line.
+        what = "more memory than it may use" if isinstance(exc, MemoryError) else "nesting too deep"
+        code = f"sourcebook: error: the input needs {what}; nothing was written"
     else:
         code = 0
     if isinstance(code, str):

@@ -47,12 +47,13 @@ class Diagnostic:
     hint: str | None = None
 
     def format(self) -> str:
-        line = f"{self.pos}: {self.severity.value} {self.code} {self.message}"
-        return f"{line}\n  hint: {self.hint}" if self.hint else line
+        """The diagnostic as one line (and its hint's), whatever bytes the record held."""
+        line = f"{shown(str(self.pos))}: {self.severity.value} {self.code} {shown(self.message)}"
+        return f"{line}\n  hint: {shown(self.hint)}" if self.hint else line
 
     def as_json(self) -> dict[str, object]:
         return {
-            "file": self.pos.file,
+            "file": shown(self.pos.file),
             "line": self.pos.line,
             "col": self.pos.col,
             "severity": self.severity.value,
@@ -104,6 +105,33 @@ class Diagnostics:
 
     def has_errors(self) -> bool:
         return any(d.severity is Severity.ERROR for d in self.items)
+
+
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def shown(text: str) -> str:
+    """`text` safe to print on one line of a terminal or a CI log.
+
+    File names and messages come from the record: a newline would forge a diagnostic of
+    its own, an escape sequence would drive the terminal, a bidi control would reorder
+    what is read (Trojan Source), and the bytes of a file name that is not UTF-8 arrive
+    as lone surrogates (os.fsdecode) that no encoder accepts. Each is written as an escape.
+    """
+    if text.isprintable() and text.isascii():
+        return text
+    return "".join(map(_shown_char, text))
+
+
+def _shown_char(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    if ch == " " or (ch.isprintable() and ch not in _BIDI_CONTROLS):
+        return ch
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:

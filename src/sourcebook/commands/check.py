@@ -107,7 +107,12 @@ def _quotes_json(checked, listed: bool) -> dict:  # type: ignore[no-untyped-def]
 
 def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) -> None:
     from rich.console import Console
-    from rich.markup import escape
+    from rich.markup import escape as markup
+
+    from sourcebook.diagnostics import shown as printable
+
+    def escape(text: str) -> str:
+        return markup(printable(text))
 
     console = Console(highlight=False, soft_wrap=True)
     colour = {"error": "bold red", "warning": "yellow"}

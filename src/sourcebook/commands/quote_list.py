@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import click
 
+from sourcebook.diagnostics import shown
 from sourcebook.library.explain import Explained, Verdict
 from sourcebook.library.rules import RULES
 
@@ -25,7 +26,7 @@ def _line(item: Explained) -> str:
     where = ""
     if found is not None:
         where = f" in {found.shelf}" + (f", {found.locator}" if found.locator else "")
-    return f"{claim.pos}: {claim.source}: {item.verdict.value}{where}: “{_shown(claim.text)}”"
+    return f"{shown(str(claim.pos))}: {claim.source}: {item.verdict.value}{where}: “{_shown(claim.text)}”"
 
 
 def _details(item: Explained) -> list[str]:
@@ -53,5 +54,5 @@ def _details(item: Explained) -> list[str]:
 
 
 def _shown(text: str) -> str:
-    text = " ".join(text.split())
+    text = shown(" ".join(text.split()))
     return text if len(text) <= QUOTE_SHOWN else text[: QUOTE_SHOWN - 1] + "…"

@@ -154,8 +154,12 @@ def render(key: str, value: Any) -> str:
     return f"{key}: {scalar(value)}\n"
 
 
+def _reads_back(plain: str) -> bool:
+    return yaml.load(plain, Loader=RecordLoader) == plain  # noqa: S506 - RecordLoader is safe
+
+
 def scalar(value: Any) -> str:
-    if isinstance(value, str) and DAY_PATTERN.match(value):
-        return value
+    if isinstance(value, str) and DAY_PATTERN.match(value) and _reads_back(value):
+        return value  # a day plain, as authors write it; a bare year would read as a number
     dumped = yaml.safe_dump(value, allow_unicode=True, width=10_000, default_style=None)
     return dumped.removesuffix("\n...\n").rstrip("\n")

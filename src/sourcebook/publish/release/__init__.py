@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
-import uuid
 from contextlib import closing
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 from sourcebook.pipeline import Checked
+from sourcebook.publish.claimed import claimed, sweep
 from sourcebook.publish.release import changelog as changes
 from sourcebook.publish.release.about import About
 from sourcebook.publish.release.checksums import folder_facts, write_sums
@@ -67,16 +67,16 @@ def release(checked: Checked, root: Path | str, version: str) -> Released:
         raise ReleaseError(f"{target} already exists: a release is never overwritten")
     previous = previous_release(target.parent, version)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f".{version}.{uuid.uuid4().hex[:12]}.partial")
-    staging.mkdir()
-    try:
-        written = write_release(checked, staging, version, previous)
-        if target.exists():
-            raise ReleaseError(f"{target} appeared while the release was written")
-        os.rename(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    sweep(target.parent, ".*.partial")  # releases a killed run left half-written
+    with claimed(target.parent, f".{version}.", ".partial") as staging:
+        try:
+            written = write_release(checked, staging, version, previous)
+            if target.exists():
+                raise ReleaseError(f"{target} appeared while the release was written")
+            os.rename(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     return replace(written, folder=target)
 
 

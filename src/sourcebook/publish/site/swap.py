@@ -28,6 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+from sourcebook.publish.claimed import claimed, taken
+from sourcebook.publish.claimed import sweep as sweep_abandoned
+
 MARK = ".sourcebook-site"
 """Written into every built site: a folder without it is never replaced."""
 
@@ -51,15 +54,15 @@ def staged(target: Path, files: Collection[str]) -> Iterator[Path]:
     _check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target)
-    staging = _claim_spare(target, {*files, MARK})
-    try:
-        write_file(staging / MARK, b"built by sourcebook; replaced whole by each build\n")
-        yield staging
-        old = swap_in(staging, target)
-        if old is not None:
-            _keep_spare(old, target)
-    finally:
-        remove_tree(staging)
+    with _claim_spare(target, {*files, MARK}) as staging:
+        try:
+            write_file(staging / MARK, b"built by sourcebook; replaced whole by each build\n")
+            yield staging
+            old = swap_in(staging, target)
+            if old is not None:
+                _keep_spare(old, target)
+        finally:
+            remove_tree(staging)
 
 
 def spare_of(target: Path) -> Path:
@@ -67,20 +70,21 @@ def spare_of(target: Path) -> Path:
     return target.parent / f".{target.name}.spare"
 
 
-def _claim_spare(target: Path, keep: Collection[str]) -> Path:
+@contextmanager
+def _claim_spare(target: Path, keep: Collection[str]) -> Iterator[Path]:
     """The spare of `target` under a name of this build's own, holding only `keep`; or a
-    new empty folder where there is no spare (or another build took it first)."""
+    new empty folder where there is no spare (or another build took it first). Either is
+    locked by this build while it writes (`claimed`), so a sweep leaves it alone."""
     spare = spare_of(target)
     if (spare / MARK).is_file():
-        claimed = target.parent / f".{target.name}.building-{secrets.token_hex(6)}"
-        try:
-            os.rename(spare, claimed)
-        except OSError:
-            pass
-        else:
-            prune(claimed, keep)
-            return claimed
-    return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+        name = target.parent / f".{target.name}.building-{secrets.token_hex(6)}"
+        with taken(spare, name) as claimed_spare:
+            if claimed_spare is not None:
+                prune(claimed_spare, keep)
+                yield claimed_spare
+                return
+    with claimed(target.parent, f".{target.name}.building-") as fresh:
+        yield fresh
 
 
 def _keep_spare(old: Path, target: Path) -> None:
@@ -206,10 +210,12 @@ def discard(folder: Path) -> None:
 
 
 def sweep(target: Path) -> None:
-    """Remove old sites left beside `target` by removers that did not finish."""
+    """Remove what runs that did not finish left beside `target`: old sites a remover
+    did not remove, and the folders of builds that were killed."""
     for leftover in target.parent.glob(f".{target.name}.old-*"):
         if leftover.is_dir():
             remove_tree(leftover)
+    sweep_abandoned(target.parent, f".{target.name}.building-*")
 
 
 def _exchange(first: Path, second: Path) -> bool:
