@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import string
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from sourcebook.pipeline import check
 from sourcebook.read import RecordError
 
-LINE = re.compile(r"^\S+:\d+:\d+: (error|warning) [A-Z]\d{3} .+$")
+LINE = re.compile(r"^.+:\d+:\d+: (error|warning) [A-Z]\d{3} .+$")
 
 
 def test_non_utf8_file_points_at_the_bad_byte(make_record):
@@ -125,11 +126,54 @@ file_text = st.lists(
     max_size=12,
 ).map("".join)
 file_bytes = st.one_of(file_text.map(lambda t: t.encode("utf-8")), st.binary(max_size=40))
-records = st.dictionaries(
-    st.tuples(st.sampled_from(KIND_FOLDERS), st.from_regex(r"[a-z0-9-]{1,8}", fullmatch=True)),
-    file_bytes,
-    max_size=6,
+# File names as a file system allows them: any bytes but `/` and NUL, so not UTF-8,
+# newlines, escape sequences and bidi controls among them.
+any_name = st.binary(min_size=1, max_size=10).filter(lambda b: b"/" not in b and b"\0" not in b)
+file_names = st.one_of(
+    st.from_regex(r"[a-z0-9-]{1,8}", fullmatch=True).map(str.encode),
+    any_name,
+    st.text(alphabet="a\n\r\t\x1b[\u202e\u200f é", min_size=1, max_size=8).map(str.encode),
 )
+records = st.dictionaries(
+    st.tuples(st.sampled_from(KIND_FOLDERS), file_names), file_bytes, max_size=6
+)
+
+
+def toml_value(value: object) -> str:
+    return json.dumps(value) if isinstance(value, str) else str(value).lower()
+
+
+# Settings as an untrusted record may write them: every field the site and the limits
+# read, given text of any kind, numbers of every size and sign, nan and inf.
+setting_values = st.one_of(
+    st.text(max_size=20),
+    st.sampled_from(["/../../x", "java\tscript:alert(1)", " javascript:x", "//evil", "/a//b"]),
+    st.integers(),
+    st.floats(),
+    st.booleans(),
+).map(toml_value)
+fuzzed_settings = st.tuples(
+    st.sampled_from(
+        [
+            "site.base_path",
+            "site.base_url",
+            "site.book_url",
+            "site.notify_url",
+            "site.language",
+            "limits.max_file_bytes",
+            "limits.query_seconds",
+            "book.volume",
+            "book.closes",
+        ]
+    ),
+    setting_values,
+).map(lambda kv: _with_setting(*kv))
+
+
+def _with_setting(key: str, value: str) -> str:
+    table, field = key.split(".")
+    lines = SETTINGS.replace(f"[{table}]\n", f"[{table}]\n{field} = {value}\n")
+    return lines if f"[{table}]" in SETTINGS else f"{SETTINGS}\n[{table}]\n{field} = {value}\n"
 
 
 @settings(
@@ -147,19 +191,26 @@ records = st.dictionaries(
             "",
             "[book]\ncloses = 1\n",
         ]
-    ),
+    )
+    | fuzzed_settings,
 )
 def test_thousands_of_broken_records_never_raise(tmp_path_factory, files, toml):
     root = tmp_path_factory.mktemp("broken")
     (root / "sourcebook.toml").write_text(toml, encoding="utf-8")
     for (folder, name), content in files.items():
-        path = root / folder / f"{name}.md"
+        path = root / folder / os.fsdecode(name + b".md")
         path.parent.mkdir(exist_ok=True)
         path.write_bytes(content)
-    checked = check(root)
+    try:
+        checked = check(root)
+    except RecordError as exc:  # settings that are not settings: one line, said plainly
+        assert "\n" not in str(exc).strip(), str(exc)
+        return
     for diagnostic in checked.diagnostics:
-        first = diagnostic.format().splitlines()[0]
-        assert LINE.match(first), first
+        lines = diagnostic.format().splitlines()
+        assert len(lines) == 1 + bool(diagnostic.hint), lines
+        assert LINE.match(lines[0]), lines[0]
+        assert lines[0].isprintable(), lines[0]
 
 
 def test_broken_records_through_the_cli(make_record):

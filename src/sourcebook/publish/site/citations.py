@@ -194,9 +194,12 @@ def proven_quotes(report: QuoteReport, source: Source) -> ProvenQuotes:
 
 
 def _each_quote(html: str, wrap: Callable[[str], str]) -> str:
-    """`html` with each quote, from its opening mark to the one that balances it, wrapped."""
+    """`html` with each quote, from its opening mark to the one that balances it, wrapped.
+    Marks inside tags (a link's title) are not quotes of the text: wrapping one would put
+    a span inside an attribute, so tags are blanked out before the marks are paired."""
+    text_only = _TAG.sub(lambda tag: " " * len(tag.group()), html)
     out, done = [], 0
-    for start, end in quote_spans(html).spans:
+    for start, end in quote_spans(text_only).spans:
         out += [html[done:start], wrap(html[start:end])]
         done = end
     return "".join(out) + html[done:]
