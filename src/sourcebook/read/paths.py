@@ -62,6 +62,8 @@ class Confined:
             for name in dirnames:
                 if not hidden and name.startswith((".", "_")):
                     continue
+                if not _utf8_name(name, f"{shown_dir}/{name}", diagnostics):
+                    continue
                 if self._followed(os.path.join(dirpath, name), f"{shown_dir}/{name}", diagnostics):
                     kept.append(name)
             dirnames[:] = kept
@@ -69,6 +71,8 @@ class Confined:
                 if not hidden and name.startswith("."):
                     continue
                 path = os.path.join(dirpath, name)
+                if not _utf8_name(name, f"{shown_dir}/{name}", diagnostics):
+                    continue
                 if not self._followed(path, f"{shown_dir}/{name}", diagnostics):
                     continue
                 if not os.path.isfile(path):  # a pipe or a device would never end
@@ -92,6 +96,23 @@ class Confined:
             _report(diagnostics, shown, "dangling symbolic link")
             return False
         return True
+
+
+def _utf8_name(name: str, shown: str, diagnostics: Diagnostics | None) -> bool:
+    """Whether `name` is UTF-8 (os.fsdecode keeps other bytes as lone surrogates, which no
+    id, URL or database can hold); where not, it is reported and passed over."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        if diagnostics is not None:
+            diagnostics.error(
+                Pos(shown),
+                "R012",
+                "the name is not UTF-8 text; the file is not read",
+                "rename it in UTF-8, as an id of lowercase letters, digits and hyphens",
+            )
+        return False
+    return True
 
 
 def _report(diagnostics: Diagnostics | None, shown: str, message: str) -> None:

@@ -1,0 +1,418 @@
+"""Records from anyone: each route by which a record once escaped, ran code or ran away,
+tried through the CLI as CI runs it.
+
+Every case runs `sourcebook` as a process of its own under a memory limit, in a folder the
+test made, and asserts a one-line diagnostic (or a one-line error), no traceback, a
+bounded time, and that nothing was written outside the site: the whole folder around the
+record is compared before and after. The routes served by `library add` and `serve` have
+cases of their own in the library and serve tests.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import BUNDLED, CHAPTER, SETTINGS, term
+from selectolax.lexbor import LexborHTMLParser as HTMLParser
+
+MEMORY = 2 * 1024**3
+"""The address space each run may use: the bombs below once took several GB."""
+SECONDS = 10
+LINE = re.compile(r"^[^\s:][^:]*:\d+:\d+: (error|warning) [A-Z]\d{3} \S.*$")
+
+# The folder around the record is compared before and after; only these may change.
+OUTPUTS = ("box/site", "box/.site.spare", "box/record/.sourcebook-cache")
+
+
+def _limited(memory: int = MEMORY):
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+
+class Box:
+    """A record at tmp/box/record whose site is built to tmp/box/site."""
+
+    def __init__(self, tmp: Path, files: dict[str, str | bytes], settings: str = SETTINGS):
+        self.tmp = tmp
+        self.record = tmp / "box" / "record"
+        self.site = tmp / "box" / "site"
+        files = {"chapters/chapter-1.md": CHAPTER, "terms/cluster.md": term("Cluster"), **files}
+        self.write("sourcebook.toml", settings)
+        for name, content in files.items():
+            self.write(name, content)
+        self.before = self.snapshot()
+
+    def write(self, name: str, content: str | bytes) -> Path:
+        path = self.record / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(textwrap.dedent(content), encoding="utf-8")
+        return path
+
+    def link(self, name: str, target: str | Path) -> None:
+        path = self.record / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(target)
+        self.before = self.snapshot()
+
+    def snapshot(self) -> dict[str, tuple[int, int]]:
+        found = {}
+        for folder, dirs, files in os.walk(self.tmp):
+            for name in dirs + files:
+                path = Path(folder, name)
+                relative = path.relative_to(self.tmp).as_posix()
+                if not relative.startswith(OUTPUTS):
+                    stat = path.lstat()  # a folder's own time changes as outputs appear in it
+                    found[relative] = (0, 0) if name in dirs else (stat.st_size, stat.st_mtime_ns)
+        return found
+
+    def sourcebook(self, *args: str, memory: int = MEMORY) -> subprocess.CompletedProcess[str]:
+        """`sourcebook ARGS RECORD` (with `-o SITE` for build), bounded in time and memory."""
+        target = ["."] + (["-o", str(self.site)] if args[0] == "build" else [])
+        started = time.monotonic()
+        result = subprocess.run(
+            [sys.executable, "-m", "sourcebook", *args, *target],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=self.record,
+            preexec_fn=_limited(memory),
+        )
+        took = time.monotonic() - started
+        output = result.stdout + result.stderr
+        assert took < SECONDS, f"took {took:.1f} s:\n{output}"
+        assert "Traceback" not in output, output
+        assert self.snapshot() == self.before, "a file outside the site changed"
+        return result
+
+    def refused(self, command: str, code: str, where: str) -> str:
+        """Run `command`; it must fail with `code` at `where` (a file, or file:line)."""
+        result = self.sourcebook(command)
+        assert result.returncode == 1, result.stdout + result.stderr
+        lines = [line for line in result.stdout.splitlines() if f" {code} " in line]
+        assert lines, result.stdout + result.stderr
+        assert all(LINE.match(line) for line in lines), lines
+        assert any(line.startswith(where) for line in lines), lines
+        if command == "build":
+            assert not self.site.exists() or not any(self.site.rglob("*.html"))
+        return "\n".join(lines)
+
+
+@pytest.fixture
+def box(tmp_path: Path):
+    return lambda files=None, settings=SETTINGS: Box(tmp_path, files or {}, settings)
+
+
+# 1. Writes outside the site
+
+
+def test_a_base_path_that_climbs_out_is_refused(box) -> None:
+    hostile = box(settings=SETTINGS.replace('"/vol1"', '"/../../x"'))
+    hostile.refused("check", "S003", "sourcebook.toml:7:1")
+    hostile.refused("build", "S003", "sourcebook.toml:7:1")
+    assert not (hostile.tmp / "x").exists()
+
+
+def _with_release(hostile: Box) -> Path:
+    shutil.copytree(BUNDLED / "releases" / "2026-11-08", hostile.record / "releases" / "2026-11-08")
+    return hostile.record / "releases" / "2026-11-08" / "release.json"
+
+
+def test_a_release_that_names_another_version_or_a_file_outside_is_refused(box) -> None:
+    hostile = box()
+    manifest = _with_release(hostile)
+    text = manifest.read_text()
+    manifest.write_text(text.replace('"version": "2026-11-08"', '"version": "../../../x"'))
+    hostile.before = hostile.snapshot()
+    result = hostile.sourcebook("build")
+    assert result.returncode != 0
+    assert "names version '../../../x', but its folder is '2026-11-08'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    manifest.write_text(text.replace('"csv/aliases.csv"', '"../../../../etc/passwd"'))
+    hostile.before = hostile.snapshot()
+    result = hostile.sourcebook("build")
+    assert result.returncode != 0
+    assert "is not a plain path inside the release" in result.stderr
+    assert not (hostile.tmp / "x").exists()
+
+
+# 2. Code execution
+
+
+def test_a_template_override_cannot_reach_python(box) -> None:
+    hostile = box({"templates/term.html": "{{ lipsum.__globals__['os'].popen('touch pwned') }}"})
+    result = hostile.sourcebook("build")
+    assert result.returncode == 2
+    assert "templates/term.html:1: SecurityError" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not list(hostile.tmp.rglob("pwned")) and not Path("pwned").exists()
+
+
+def test_a_template_error_names_the_templates_file_and_line(box) -> None:
+    hostile = box({"templates/term.html": "line one\n{{ entity.title }}\n{{ 1 / 0 }}\n"})
+    result = hostile.sourcebook("build")
+    assert result.returncode == 2
+    assert re.search(r"templates/term\.html:3: ZeroDivisionError: .* \(while rendering /vol1/", result.stderr)
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_scripts_the_record_publishes_are_reported(box) -> None:
+    hostile = box({"static/site.js": "alert(1)", "static/x.svg": "<svg onload='alert(1)'/>"})
+    result = hostile.sourcebook("check")
+    warned = [line for line in result.stdout.splitlines() if " U003 " in line]
+    assert [line.split(":")[0] for line in warned] == ["static/site.js", "static/x.svg"]
+    assert all(LINE.match(line) for line in warned)
+
+
+# 3. Symbolic links out of the record
+
+
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [
+        ("static/passwd.txt", "/etc/passwd"),
+        ("terms/root", "/"),
+        ("terms/outside.md", "../../outside.md"),
+        ("templates/term.html", "/etc/passwd"),
+    ],
+)
+def test_a_symbolic_link_out_of_the_record_is_never_followed(box, name, target) -> None:
+    hostile = box()
+    (hostile.tmp / "box" / "outside.md").write_text("---\ntitle: Secret\ndefinition: s\n---\n")
+    hostile.link(name, target)
+    hostile.refused("check", "R010", name)
+    hostile.refused("build", "R010", name)
+
+
+def test_a_release_file_linked_out_of_the_record_is_never_read(box) -> None:
+    hostile = box()
+    _with_release(hostile)
+    changelog = hostile.record / "releases" / "2026-11-08" / "CHANGELOG.md"
+    changelog.unlink()
+    hostile.link("releases/2026-11-08/CHANGELOG.md", "/etc/passwd")
+    hostile.refused("check", "R010", "releases/2026-11-08/CHANGELOG.md")
+
+
+# 4. Unbounded time and memory
+
+ALIAS_BOMB = (
+    "---\n"
+    "a: &a [x, x, x, x, x, x, x, x, x]\n"
+    + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}]\n"
+        for i in range(8)
+    )
+    + "title: Bomb\ndefinition: d\n---\n"
+)
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once(box) -> None:
+    assert len(ALIAS_BOMB.encode()) < 1000  # 9**9 values once expanded
+    hostile = box({"terms/bomb.md": ALIAS_BOMB})
+    message = hostile.refused("check", "R011", "terms/bomb.md:")
+    assert "100,000 values" in message
+
+
+def test_yaml_nested_without_end_is_refused(box) -> None:
+    hostile = box({"terms/deep.md": "---\ntitle: " + "[" * 5000 + "]" * 5000 + "\n---\n"})
+    hostile.refused("check", "R011", "terms/deep.md:")
+
+
+def test_a_number_of_thousands_of_digits_is_one_line(box) -> None:
+    hostile = box({"terms/big.md": term("Big", extra=f"row: {'9' * 5000}\n")})
+    message = hostile.refused("check", "R001", "terms/big.md:5:6")
+    assert "more than 4,300 digits" in message
+
+
+INSTR_BOMB = """\
+---
+title: Bomb
+row: 1
+description: One call that never yields to the time limit.
+query: |
+  SELECT instr(printf('%.*c', 50000000, 'a'), printf('%.*c', 200000, 'a') || 'b') AS value
+---
+"""
+
+
+def test_one_long_call_is_stopped_by_the_time_limit(box) -> None:
+    hostile = box({"indicators/bomb.md": INSTR_BOMB})
+    hostile.refused("check", "X003", "indicators/bomb.md:")
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "100000", "-1", "0"])
+def test_the_query_time_limit_cannot_be_switched_off(box, seconds) -> None:
+    hostile = box(settings=SETTINGS + f"\n[limits]\nquery_seconds = {seconds}\n")
+    hostile.refused("check", "S003", "sourcebook.toml:")
+
+
+SLOW = """\
+---
+title: Slow
+row: 99
+description: Half a second on every month of the record's history.
+query: |
+  WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {count})
+  SELECT count(*) AS value FROM n
+---
+"""
+
+
+def test_history_months_share_one_query_budget(tmp_path: Path) -> None:
+    """A query that passes check runs again for each month of history in build; months
+    share the one limit, so the build is bounded by it, not by months times it."""
+    record = tmp_path / "box" / "record"
+    shutil.copytree(BUNDLED, record, ignore=shutil.ignore_patterns("_site", ".*"))
+    hostile = Box.__new__(Box)
+    hostile.tmp, hostile.record, hostile.site = tmp_path, record, tmp_path / "box" / "site"
+    settings = (record / "sourcebook.toml").read_text()
+    hostile.write("sourcebook.toml", settings.replace("query_seconds = 2.0", "query_seconds = 1.5"))
+    hostile.write("indicators/slow.md", SLOW.format(count=1_500_000))
+    hostile.before = hostile.snapshot()
+    result = hostile.sourcebook("build")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# 5. javascript: through address fields
+
+
+HOSTILE_URLS = ["java\\tscript:alert(1)", "\\u0001javascript:alert(1)", "java\\nscript:x"]
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_address_fields_take_only_what_a_browser_reads_as_a_web_address(box, url) -> None:
+    hostile = box(
+        {
+            "sources/s.md": f'---\ntitle: S\ncategory: press\nurls: ["{url}"]\n---\n',
+            "people/p.md": f'---\ntitle: P\nrole: r\nurl: "{url}"\n---\n',
+            "parties/q.md": f'---\ntitle: Q\ntype: company\nurl: "{url}"\n---\n',
+        }
+    )
+    result = hostile.sourcebook("check")
+    assert result.returncode == 1
+    for file in ("sources/s.md", "people/p.md", "parties/q.md"):
+        assert re.search(rf"^{file}:\d+:\d+: error S009 ", result.stdout, re.M), result.stdout
+
+
+@pytest.mark.parametrize("field", ["base_url", "book_url", "notify_url", "series_corrections_url"])
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_settings_addresses_take_only_web_addresses(box, field, url) -> None:
+    hostile = box(settings=SETTINGS + f'{field} = "{url}"\n')
+    hostile.refused("check", "S003", "sourcebook.toml:8:1")
+
+
+# 6. One line, whatever the bytes
+
+
+def test_file_names_of_any_bytes_are_shown_on_one_line(box) -> None:
+    hostile = box()
+    terms = os.fsencode(hostile.record / "terms")
+    for name in (b"\xff\xfe.md", b"bad\nname.md", b"x\x1b[31m.md", b"\xe2\x80\xaeevil.md"):
+        with open(os.path.join(terms, name), "wb") as file:
+            file.write(b"---\ntitle: X\ndefinition: d\n---\n")
+    hostile.before = hostile.snapshot()
+    result = hostile.sourcebook("build")
+    assert result.returncode == 1
+    lines = [line for line in result.stdout.splitlines() if not line.startswith("  hint:")]
+    assert all(LINE.match(line) and line.isprintable() for line in lines[:-1]), lines
+    shown = "\n".join(lines)
+    for escaped in (r"terms/\xff\xfe.md", r"terms/bad\x0aname.md", r"terms/x\x1b[31m.md", r"\u202eevil"):
+        assert escaped in shown
+
+
+def test_running_out_of_memory_is_one_line(box) -> None:
+    prose = "word [[cluster]] “quoted text” " * 600_000
+    hostile = box(
+        {"terms/big.md": term("Big", body=prose)},
+        settings=SETTINGS + "\n[limits]\nmax_file_bytes = 50000000\n",
+    )
+    result = hostile.sourcebook("check", memory=500 * 1024**2)
+    assert result.returncode == 1
+    assert result.stderr == "sourcebook: error: the input needs more memory than it may use; nothing was written\n"
+
+
+# 8. Leftovers of killed runs
+
+
+def _killed_while(command: list[str], leftover: str, parent: Path) -> None:
+    """Run `command`; SIGKILL it once `leftover` (a glob in `parent`) appears."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not list(parent.glob(leftover)):
+        assert process.poll() is None, "finished before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.002)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+
+
+def test_a_killed_build_leaves_nothing_that_lasts(tmp_path: Path) -> None:
+    record = tmp_path / "record"
+    shutil.copytree(BUNDLED, record, ignore=shutil.ignore_patterns("_site", ".*"))
+    site = tmp_path / "site"
+    build = [sys.executable, "-m", "sourcebook", "build", str(record), "-o", str(site)]
+    _killed_while(build, ".site.building-*", tmp_path)
+    assert list(tmp_path.glob(".site.building-*"))
+    subprocess.run(build, check=True, capture_output=True)
+    assert not list(tmp_path.glob(".site.building-*")) and not list(tmp_path.glob(".sourcebook-claim-*"))
+    assert (site / "vol1" / "index.html").is_file()
+
+
+def test_a_killed_release_leaves_nothing_that_lasts(tmp_path: Path) -> None:
+    record = tmp_path / "record"
+    shutil.copytree(BUNDLED, record, ignore=shutil.ignore_patterns("_site", ".*"))
+    releases = record / "releases"
+    release = [sys.executable, "-m", "sourcebook", "release", "2026-11-09", str(record)]
+    _killed_while(release, ".2026-11-09.*.partial", releases)
+    subprocess.run(release, check=True, capture_output=True)
+    assert not [p for p in releases.iterdir() if p.name.startswith(".")]
+    assert (releases / "2026-11-09" / "release.json").is_file()
+
+
+def test_a_running_build_is_not_swept_by_another(tmp_path: Path) -> None:
+    from sourcebook.publish.claimed import claimed, sweep
+
+    with claimed(tmp_path, ".site.building-") as running:
+        (running / "page.html").write_text("half-written")
+        abandoned = tmp_path / ".site.building-dead"
+        abandoned.mkdir()
+        assert sweep(tmp_path, ".site.building-*") == [abandoned]
+        assert (running / "page.html").is_file()
+
+
+# 9. Smaller
+
+
+def test_a_limit_below_one_is_refused(box) -> None:
+    hostile = box(settings=SETTINGS + "\n[limits]\nmax_file_bytes = -1\n")
+    hostile.refused("check", "S003", "sourcebook.toml:")
+
+
+def test_quote_marks_in_a_link_title_stay_in_the_attribute(box) -> None:
+    source = (
+        "---\ntitle: A report\ncategory: press\n"
+        "annotation: 'See [the report](https://example.com \"“quoted”\") and “quoted”.'\n---\n"
+    )
+    hostile = box({"sources/report.md": source})
+    result = hostile.sourcebook("build")
+    assert result.returncode == 0, result.stdout
+    sources = hostile.site / "vol1" / "sources"
+    page = next(p for p in (sources / "press.html", sources / "press" / "index.html") if p.exists())
+    page = page.read_text()
+    tree = HTMLParser(page)
+    link = tree.css_first('a[href="https://example.com"]')
+    assert link.attributes["title"] == "“quoted”"
+    assert all("<" not in (value or "") for value in link.attributes.values())
