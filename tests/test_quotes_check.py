@@ -268,3 +268,38 @@ def test_a_record_without_a_library_writes_nothing(make_record) -> None:
     check(root)
     assert not (root / ".sourcebook-cache").exists()
     assert not (root / "library").exists()
+
+
+def test_a_cache_that_arrives_with_the_record_is_not_trusted(held, tmp_path) -> None:
+    """A state folder committed with a record could hold a normalized text that carries a
+    quote its copy does not: a clone or copy of the record starts from an empty cache."""
+    import shutil
+    import sqlite3
+
+    root = held({"sources/story.md": source("It says “an invented sentence”.")})
+    assert "Q001" in codes(check(root))
+    kept = root / ".sourcebook-cache" / "library"
+    with sqlite3.connect(next(kept.glob("texts-*.sqlite"))) as db:
+        db.execute("UPDATE texts SET text = text || ' an invented sentence'")
+    db.close()
+    with sqlite3.connect(next(kept.glob("index-*.sqlite"))) as db:
+        db.execute("DELETE FROM proofs")
+    db.close()
+    clone = tmp_path / "clone"
+    shutil.copytree(root, clone)
+    assert "Q001" in codes(check(clone))
+    with sqlite3.connect(next((clone / ".sourcebook-cache" / "library").glob("texts-*.sqlite"))) as db:
+        assert not db.execute("SELECT 1 FROM texts WHERE text LIKE '%invented%'").fetchall()
+    db.close()
+
+
+def test_a_state_folder_that_is_a_link_keeps_nothing(held, tmp_path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = held({"sources/story.md": source("It says “forms a substantial chunk”.")})
+    import shutil
+
+    shutil.rmtree(root / ".sourcebook-cache")
+    (root / ".sourcebook-cache").symlink_to(outside)
+    assert codes(check(root)) == []
+    assert list(outside.iterdir()) == []

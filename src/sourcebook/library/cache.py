@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sourcebook.library.extract import PAGE_BREAK
 from sourcebook.library.normalize import NORMALIZATION_VERSION, normalize
-from sourcebook.library.read import CACHE_FOLDER
+from sourcebook.read.state import state_folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +82,7 @@ class TextCache:
 
     @classmethod
     def for_record(cls, root: Path) -> TextCache:
-        return cls(root / CACHE_FOLDER / "library")
+        return cls(state_folder(root, "library"))
 
     def text_sha(self, path: str) -> str | None:
         """The SHA-256 of a text file's bytes; None where it cannot be read.

@@ -17,9 +17,9 @@ from sourcebook.library.files import write_atomic
 from sourcebook.library.items import SHELF_PATTERN, Item, Library
 from sourcebook.read.frontmatter import FrontMatterError, within_budget
 from sourcebook.read.paths import Confined
+from sourcebook.read.state import state_folder
 
 FOLDER = "library"
-CACHE_FOLDER = ".sourcebook-cache"
 MAX_ITEM_BYTES = 1_000_000
 """An item's metadata is a few lines; a file larger than this is not read."""
 
@@ -32,7 +32,8 @@ def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Libra
     library = Library(root / FOLDER, shown)
     if not library.folder.is_dir():
         return library
-    parsed = _ParsedCache(root / CACHE_FOLDER / "library" / "items-v1.json")
+    kept = state_folder(root, "library")
+    parsed = _ParsedCache(kept / "items-v1.json" if kept else None)
     confined = Confined(root)
     for entry in _metadata_files(library.folder):
         if not _inside(confined, entry.path, library, diagnostics):
@@ -84,11 +85,11 @@ class _ParsedCache:
     YAML parsing is most of the cost of reading a large Library, and the files seldom
     change between checks."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path | None):
         self.path = path
         self.seen: dict[str, Any] = {}
         try:
-            self.known: dict[str, Any] = json.loads(path.read_bytes())
+            self.known: dict[str, Any] = json.loads(path.read_bytes()) if path else {}
         except (OSError, ValueError):
             self.known = {}
         self.changed = not isinstance(self.known, dict)
@@ -113,7 +114,7 @@ class _ParsedCache:
         return data
 
     def save(self) -> None:
-        if self.changed or len(self.seen) != len(self.known):
+        if self.path and (self.changed or len(self.seen) != len(self.known)):
             # A cache that cannot be written only makes the next read slower.
             with contextlib.suppress(OSError, TypeError, ValueError):
                 write_atomic(self.path, json.dumps(self.seen, default=str).encode("utf-8"))

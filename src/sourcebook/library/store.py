@@ -21,7 +21,8 @@ from sourcebook.diagnostics import Diagnostics
 from sourcebook.library.extract import Extracted, extract, guess_kind, media_type_of
 from sourcebook.library.files import write_atomic
 from sourcebook.library.items import Item, ItemKind, Library, shelf_number
-from sourcebook.library.read import CACHE_FOLDER, FOLDER, read_library
+from sourcebook.library.read import FOLDER, read_library
+from sourcebook.read.state import state_folder
 
 
 @dataclass
@@ -50,7 +51,7 @@ def add_original(root: Path, original: Original) -> tuple[Item, bool]:
     folder = root / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     sha256 = hashlib.sha256(original.data).hexdigest()
-    with _locked(root / CACHE_FOLDER):
+    with _locked(state_folder(root, "library")):
         library = read_library(root, FOLDER, Diagnostics())
         held = library.by_sha256(sha256)
         if held is not None:
@@ -110,15 +111,17 @@ def dump_item(item: Item) -> str:
 
 
 @contextlib.contextmanager
-def _locked(cache: Path) -> Iterator[None]:
-    """Hold the Library's lock, kept in the record's git-ignored cache folder; where there
-    is no fcntl, rely on atomic writes alone."""
+def _locked(cache: Path | None) -> Iterator[None]:
+    """Hold the Library's lock, kept in the record's git-ignored state folder; where there
+    is none, or no fcntl, rely on atomic writes alone."""
     try:
         import fcntl
     except ImportError:
         yield
         return
-    cache.mkdir(parents=True, exist_ok=True)
+    if cache is None:
+        yield
+        return
     with open(cache / "library.lock", "a+b") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         try:
