@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from sourcebook.check import (
     addresses,
+    charts,
     dates,
     figures,
     names,
@@ -39,6 +40,7 @@ RULES: list[Rule] = [
     quotes.check_quotes,
     figures.check_figures,
     scenarios.check_scenarios,
+    charts.check_specs,
 ]
 
 CompiledRule = Callable[[Record, bytes, Diagnostics], None]

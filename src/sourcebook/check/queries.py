@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from functools import partial
 
+from sourcebook.check.charts import check_columns
+from sourcebook.derive.charts import HISTORY_TABLES, run_chart, with_history
 from sourcebook.derive.sandbox import isolated
 from sourcebook.derive.scorecard import evaluate_indicator
 from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
 from sourcebook.derive.verdicts import judge
 from sourcebook.diagnostics import Diagnostics, Pos
 from sourcebook.model.base import Entity
+from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
 
 _HINTS = {
@@ -35,7 +38,20 @@ def check_queries(record: Record, image: bytes, diagnostics: Diagnostics) -> Non
                 f"add 'query:', read-only SQL returning {_SHAPES[kind]}",
             )
     runs = [(kind, e.query) for kind, e in queried if getattr(e, "query", None)]  # type: ignore[attr-defined]
-    failures = isolated(image, partial(run_queries, runs))
+    charts = [c for c in record.of("chart") if isinstance(c, Chart)]
+    failures, answers = isolated(
+        image, partial(run_all, runs, [(c.id, c.query) for c in charts])
+    )
+    for chart, (columns, failure) in zip(charts, answers, strict=True):
+        if failure is not None:
+            diagnostics.error(
+                query_pos(chart, chart.query, failure.offset),
+                failure.failure.value,
+                f"chart query: {failure.message}",
+                _HINTS.get(failure.failure, "return the rows the chart draws, one column each"),
+            )
+        else:
+            check_columns(chart, columns, diagnostics)
     ran = [(kind, e) for kind, e in queried if getattr(e, "query", None)]
     for (kind, entity), failure in zip(ran, failures, strict=True):
         if failure is not None:
@@ -46,6 +62,20 @@ def check_queries(record: Record, image: bytes, diagnostics: Diagnostics) -> Non
                 f"{kind} query: {failure.message}",
                 _HINTS.get(failure.failure, f"return {_SHAPES[kind]}"),
             )
+
+
+def run_all(
+    runs: list[tuple[str, str]], charts: list[tuple[str, str]], db: CompiledRecord
+) -> tuple[list[QueryError | None], list[tuple[tuple[str, ...], QueryError | None]]]:
+    """Each indicator's and test's query (see `run_queries`), then each chart's: its
+    columns, or how it failed. Chart queries may read derive's history tables: here they
+    are there, empty, so that a query's columns are known without computing them."""
+    failures = run_queries(runs, db)
+    if not charts:
+        return failures, []
+    with with_history(db, set(HISTORY_TABLES)) as then:
+        found = [run_chart(then, chart, query) for chart, query in charts]
+    return failures, [(data.columns, data.error) for data in found]
 
 
 def run_queries(runs: list[tuple[str, str]], db: CompiledRecord) -> list[QueryError | None]:

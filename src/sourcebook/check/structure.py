@@ -1,4 +1,4 @@
-"""Numbers that must be unique: scorecard rows and chapter numbers."""
+"""Numbers that must be unique (scorecard rows, chapter numbers), and the one paper."""
 
 from __future__ import annotations
 
@@ -10,6 +10,13 @@ from sourcebook.model.record import Record
 def check_structure(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
     _unique(record, "indicator", "row", "S007", "scorecard row", diagnostics)
     _unique(record, "chapter", "number", "S008", "chapter number", diagnostics)
+    for paper in sorted(record.of("paper"), key=lambda p: p.id)[1:]:
+        diagnostics.error(
+            paper.pos("title"),
+            "S010",
+            f"paper '{paper.id}': a record holds one paper, published as The Paper",
+            "make it a section of the one paper, or keep it outside the record",
+        )
 
 
 def _unique(

@@ -31,7 +31,7 @@ from sourcebook.model.record import Record
 __all__ = ["SCHEMA_VERSION", "AsOfError", "compile_in_memory", "compile_record", "record_day"]
 
 
-QUERY_KINDS = ("indicator", "test")
+QUERY_KINDS = ("indicator", "test", "chart")
 """The kinds whose entities carry SQL over the compiled record."""
 
 

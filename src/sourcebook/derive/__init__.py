@@ -9,6 +9,8 @@ The site and the data releases read these, each from a compiled record opened wi
 - `timeline(db, campus, metric)` and `timelines(db, campus)`: a campus's figures by day;
 - `conflicts(db, campus)`: figures whose sources disagree;
 - `scenario(db, id)` and `scenarios(db)`: one campus's futures, year by year;
+- `chart_data(db, …)`: each chart's query's rows, over the record and the scorecard's
+  and the tests' histories;
 - `derive_all(db)`: all of the above at once, each campus's and party's timelines included.
 """
 
@@ -16,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sourcebook.derive.charts import ChartData, Overview, chart_data, overview
 from sourcebook.derive.conflicts import Conflict
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
-from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, scorecard
+from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, history_months, scorecard
 from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, open_image, open_record
 from sourcebook.derive.timeline import (
     Timeline,
@@ -28,7 +31,7 @@ from sourcebook.derive.timeline import (
     timeline,
     timelines,
 )
-from sourcebook.derive.verdicts import Outcome, Verdict, verdicts
+from sourcebook.derive.verdicts import Outcome, Verdict, verdict_history, verdicts
 from sourcebook.model.collector import collector_paused
 
 
@@ -43,6 +46,10 @@ class Derived:
     conflicts: list[Conflict]
     timelines: dict[tuple[str, str], list[Timeline]] = field(default_factory=dict)
     """(kind, id) of a campus or party → a timeline per metric it has figures for."""
+    charts: list[ChartData] = field(default_factory=list)
+    """Each chart's data, by chart id."""
+    overview: Overview | None = None
+    """The record's size and the power it evidences running, for the record at a glance."""
 
     def row(self, indicator: str) -> Row | None:
         return next((r for r in self.rows if r.indicator == indicator), None)
@@ -65,18 +72,23 @@ def derive_all(db: CompiledRecord) -> Derived:
         for kind in OWNER_KINDS
         for owner, found in all_timelines(db, kind).items()
     }
+    rows = scorecard(db)
     return Derived(
         db.meta("as_of") or "",
-        scorecard(db),
+        rows,
         verdicts(db),
         scenarios(db),
         conflicts(db),
         timelines,
+        chart_data(db, rows, lambda: verdict_history(db, history_months(db))),
+        overview(db),
     )
 
 
 __all__ = [
     "Answer",
+    "ChartData",
+    "Overview",
     "Derived",
     "derive_all",
     "CompiledRecord",

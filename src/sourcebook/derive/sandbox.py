@@ -60,7 +60,7 @@ def isolated(
             return value  # type: ignore[no-any-return]
 
 
-QUERY_TABLES = ("indicators", "tests")
+QUERY_TABLES = ("indicators", "tests", "charts")
 """The tables whose `query` column holds the record's own SQL."""
 
 

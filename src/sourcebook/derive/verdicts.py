@@ -20,6 +20,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Any
 
+from sourcebook.derive.as_of import history_copy, restrict
 from sourcebook.derive.scorecard import FigureRef, figure_refs
 from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
 from sourcebook.model.base import day_end
@@ -117,3 +118,33 @@ def judge(db: CompiledRecord, sql: str, known: dict[str, FigureRef] | None = Non
         None if why is None else str(why),
         figure_refs(db, got.get("figure"), known),
     )
+
+
+def verdict_history(db: CompiledRecord, months: list[date]) -> list[tuple[str, str, str, str]]:
+    """(test, title, day, outcome) of each test with a query at the end of each of `months`
+    (and on the record's own day); a month where its query fails is left out.
+
+    One copy of the record is walked back in time, as for the scorecard's history."""
+    tests = db.rows("SELECT id, title, deadline, query FROM tests WHERE query != ''")
+    as_of = db.meta("as_of")
+    days = sorted({*months, *([date.fromisoformat(as_of)] if as_of else [])})
+    if not tests or not days:
+        return []
+    needed = set().union(*(db.tables_read(t["query"]) for t in tests))
+    copy = history_copy(db.connection, needed)
+    found: list[tuple[str, str, str, str]] = []
+    try:
+        for day in reversed(days):
+            restrict(copy, day)
+            then = CompiledRecord(copy, db.seconds, db.monitor)
+            for test in tests:
+                try:
+                    holds = judge(then, test["query"]).holds
+                except QueryError:
+                    continue
+                verdict = outcome(holds, test["deadline"], day)
+                found.append((test["id"], test["title"], day.isoformat(), verdict.value))
+            then.writable()
+    finally:
+        copy.close()
+    return sorted(found, key=lambda v: (v[2], v[0]))

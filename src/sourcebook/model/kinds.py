@@ -7,7 +7,7 @@ JSON Schemas are checked against these classes.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -384,6 +384,43 @@ class Scenario(Entity):
     futures: list[Future] = Field(min_length=1, description="The futures, in the page's order.")
 
 
+class Chart(Entity):
+    """A chart of the record at a glance: a query over the compiled record, drawn by a
+    Vega-Lite spec."""
+
+    KIND: ClassVar[str] = "chart"
+    PROSE_FIELDS = ("title", "description", "body")
+
+    description: str = Field(
+        description="One or two sentences: what the chart shows, for readers who cannot see it."
+    )
+    query: str = Field(
+        description="Read-only SQL over the compiled record; its rows are the chart's data."
+    )
+    spec: dict[str, Any] = Field(
+        description=(
+            "A Vega-Lite spec without `data`: marks, encodings and transforms over the "
+            "query's columns, each of which it must use."
+        )
+    )
+    order: int = Field(default=0, description="Its place on the record at a glance, lowest first.")
+
+
+class Paper(Entity):
+    """A long-form article of the record: Markdown with citations, footnotes and figures."""
+
+    KIND: ClassVar[str] = "paper"
+    PROSE_FIELDS = ("title", "summary", "body")
+    REF_FIELDS = (RefField("authors", "person"),)
+
+    summary: str = Field(description="One paragraph: what the paper finds.")
+    authors: list[str] = Field(
+        default_factory=list,
+        description="Ids of the people who wrote it; else the book's author.",
+    )
+    date: Day = Field(description="The day the paper is dated.")
+
+
 KINDS: tuple[Kind, ...] = (
     Kind(
         "term", "terms", Term, "Term", "Glossary", mentionable=True, description="A glossary entry."
@@ -455,6 +492,22 @@ KINDS: tuple[Kind, ...] = (
         "Scenario",
         "Scenarios",
         description="One campus, several futures, computed from cited parameters.",
+    ),
+    Kind(
+        "chart",
+        "charts",
+        Chart,
+        "Chart",
+        "The record at a glance",
+        description="A query over the compiled record, drawn by a Vega-Lite spec.",
+    ),
+    Kind(
+        "paper",
+        "papers",
+        Paper,
+        "Paper",
+        "The Paper",
+        description="A long-form article with citations, footnotes and figures.",
     ),
 )
 

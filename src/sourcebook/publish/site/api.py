@@ -103,6 +103,7 @@ def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
         "indicator": computed.row,
         "test": computed.verdict,
         "scenario": computed.scenario,
+        "chart": view.drawn.data,
     }.get(entity.KIND)
     if found is not None:
         data["computed"] = found(entity)

@@ -14,7 +14,14 @@ from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
 from sourcebook.pipeline import Checked, derive_checked
 from sourcebook.publish.site.api import with_twins
-from sourcebook.publish.site.pages import FEED_TEMPLATE, Page, navigation, site_pages
+from sourcebook.publish.site.pages import (
+    CSV_TEMPLATE,
+    FEED_TEMPLATE,
+    PDF_TEMPLATE,
+    Page,
+    navigation,
+    site_pages,
+)
 from sourcebook.publish.site.releases import (
     Release,
     ReleaseReadError,
@@ -33,8 +40,22 @@ from sourcebook.publish.site.render import (
 )
 from sourcebook.publish.site.swap import SwapError, staged
 from sourcebook.publish.site.urls import Urls
+from sourcebook.publish.site.vega import ChartRenderError
 from sourcebook.publish.site.view import SiteView
 from sourcebook.publish.site.wording import book_line, book_title, ordinal
+
+
+def _chart_csv(view: SiteView, page: Page) -> bytes:
+    return view.drawn.csv(page.context["chart"]).encode("utf-8")
+
+
+def _paper_pdf(view: SiteView, page: Page) -> bytes:
+    from sourcebook.publish.site.typeset import paper_pdf
+
+    return paper_pdf(view, page.context["paper"])
+
+
+FILE_WRITERS = {CSV_TEMPLATE: _chart_csv, PDF_TEMPLATE: _paper_pdf}
 
 
 class BuildError(Exception):
@@ -137,7 +158,12 @@ class SiteBuild:
         pages, urls, view, done = site.pages, site.urls, site.view, 0
 
         def derive() -> None:
-            view.use_derived(derived if derived is not None else derive_checked(checked))
+            try:
+                view.use_derived(derived if derived is not None else derive_checked(checked))
+            except ChartRenderError as exc:
+                chart = site.record.get("chart", exc.chart)
+                where = f"{chart.pos('spec')}: " if chart is not None else ""
+                raise RenderError(f"{where}{exc}") from None
 
         def tick(count: int) -> None:
             nonlocal done
@@ -153,7 +179,7 @@ class SiteBuild:
             with staged(Path(out_dir), files) as staging:
                 copy_files(copies, staging)
                 assert view.env is not None
-                writer = Writer(view.env, view, staging)
+                writer = Writer(view.env, view, staging, FILE_WRITERS)
                 write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)
         except (SwapError, RenderError) as exc:
             raise BuildError(str(exc)) from None

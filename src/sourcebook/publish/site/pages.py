@@ -42,6 +42,7 @@ NAV = (
     ("scorecard", "Scorecard"),
     ("data", "Data"),
     ("companion", "Chapter by chapter"),
+    ("observatory", "The record at a glance"),
     ("scenarios", ""),  # one item per scenario, named by it: "One campus, four futures"
     ("glossary", "Glossary"),
     ("people", "People"),
@@ -49,6 +50,7 @@ NAV = (
     ("notes", "Notes"),
     ("corrections", "Where the book was wrong"),
     ("source-corrections", "Where its sources were wrong"),
+    ("paper", "The Paper"),
     ("consent", "Consent"),
     ("parties", "Who builds and pays"),
 )
@@ -63,6 +65,8 @@ SECTION_KINDS = {
     "sources": "source",
     "parties": "party",
     "scenarios": "scenario",
+    "observatory": "chart",
+    "paper": "paper",
 }
 
 
@@ -251,6 +255,28 @@ def _data(releases: Sequence[Release], urls: Urls) -> Iterator[Page]:
         yield Page(urls.section("releases-feed"), FEED_TEMPLATE, feed, listed=False)
 
 
+CSV_TEMPLATE = "chart:csv"
+PDF_TEMPLATE = "paper:pdf"
+"""Pseudo-templates of files that are not pages: a chart's data, the paper typeset."""
+
+
+def chart_list(record: Record) -> list[Entity]:
+    return sorted(record.of("chart"), key=lambda c: (c.order, c.id))  # type: ignore[attr-defined]
+
+
+def _observatory(record: Record, urls: Urls) -> Iterator[Page]:
+    charts = chart_list(record)
+    yield Page(urls.section("observatory"), "observatory.html", {"charts": charts})
+    for chart in charts:
+        yield Page(urls.chart_csv(chart), CSV_TEMPLATE, {"chart": chart}, listed=False)
+
+
+def _paper(record: Record, urls: Urls) -> Iterator[Page]:
+    for paper in sorted(record.of("paper"), key=lambda p: p.id)[:1]:
+        yield Page(urls.entity(paper), "paper.html", {"entity": paper})
+        yield Page(urls.section("paper-pdf"), PDF_TEMPLATE, {"paper": paper}, listed=False)
+
+
 def _consent(record: Record, urls: Urls) -> Iterator[Page]:
     yield Page(urls.section("consent"), "consent.html", {})
 
@@ -269,4 +295,6 @@ SECTION_PAGES = {
     "source-corrections": _corrections("source"),
     "consent": _consent,
     "parties": _parties,
+    "observatory": _observatory,
+    "paper": _paper,
 }

@@ -416,3 +416,32 @@ def _rank(key: Key) -> tuple[int, str]:
 
 def _text(content: str) -> Token:
     return Token("text", "", 0, content=content)
+
+
+def paper_markdown(renderer: ProseRenderer) -> MarkdownIt:
+    """The prose's Markdown, with footnotes (`[^1]`) and numbered sections: a paper's."""
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    md = _markdown(renderer).use(footnote_plugin)
+    md.core.ruler.after("headings", "numbered", _number_sections)
+    return md
+
+
+def _number_sections(state: StateCore) -> None:
+    """Number each section and subsection (h2, h3: `#` and `##` in the paper) as 1, 1.1;
+    each heading gets its number as its anchor, `section-1-1`."""
+    counts = [0, 0]
+    tokens = state.tokens
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.tag not in ("h2", "h3"):
+            continue
+        level = int(token.tag[1]) - 2
+        counts[level] += 1
+        if level == 0:
+            counts[1] = 0
+        number = ".".join(str(c) for c in counts[: level + 1])
+        token.attrSet("id", f"section-{number.replace('.', '-')}")
+        inline = tokens[index + 1]
+        mark = Token("html_inline", "", 0)
+        mark.content = f'<span class="section-number">{number}</span> '
+        inline.children = [mark, *(inline.children or [])]

@@ -216,10 +216,19 @@ def copy_files(files: dict[str, Path], out: Path) -> None:
 class Writer:
     """Renders pages into an output folder."""
 
-    def __init__(self, env: Environment, view: Any, out: Path):
+    def __init__(
+        self,
+        env: Environment,
+        view: Any,
+        out: Path,
+        files: dict[str, Callable[[Any, Page], bytes]] | None = None,
+    ):
         self.env = env
         self.view = view
         self.out = out
+        self.files = files or {}
+        """Pseudo-templates of files that are not pages (a chart's CSV, the paper's PDF),
+        each with what writes one."""
         self._made: set[Path] = set()
 
     def render(self, page: Page) -> str:
@@ -239,7 +248,12 @@ class Writer:
         if path.parent not in self._made:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._made.add(path.parent)
-        write_file(path, self.render(page).encode("utf-8"))
+        made = self.files.get(page.template)
+        if made is not None:
+            with template_errors(f"while writing {page.url}"):
+                write_file(path, made(self.view, page))
+        else:
+            write_file(path, self.render(page).encode("utf-8"))
 
 
 class RenderError(Exception):

@@ -31,6 +31,9 @@ SECTIONS = {
     "corrections-feed": "corrections.atom",
     "data": "data/releases",
     "releases-feed": "data/releases.atom",
+    "observatory": "observatory",
+    "paper": "paper",
+    "paper-pdf": "paper.pdf",
 }
 
 
@@ -78,6 +81,14 @@ def _scenario(e: Entity) -> str:
     return f"futures/{e.id}" if e.id in taken else e.id
 
 
+def _chart(e: Entity) -> str:
+    return f"observatory#{e.id}"
+
+
+def _paper(e: Entity) -> str:
+    return "paper"  # a record has one paper (check says so): the navigation's "The Paper"
+
+
 ENTITY_PATHS: dict[str, Callable[[Entity], str]] = {
     "term": _term,
     "chapter": _chapter,
@@ -89,6 +100,8 @@ ENTITY_PATHS: dict[str, Callable[[Entity], str]] = {
     "party": _party,
     "correction": _correction,
     "scenario": _scenario,
+    "chart": _chart,
+    "paper": _paper,
 }
 """Where each kind lives; a kind without its own page lives at an anchor of a list page."""
 
@@ -129,6 +142,10 @@ class Urls:
     def source_page(self, source: Entity) -> str:
         """A source's own small page, for reference managers (see `citation_meta`)."""
         return self.path(f"sources/{source.category.value}/{source.id}")  # type: ignore[attr-defined]
+
+    def chart_csv(self, chart: Entity) -> str:
+        """A chart's data as CSV: /vol1/observatory/ID.csv."""
+        return self.path(f"{SECTIONS['observatory']}/{chart.id}.csv")
 
     def release_file(self, version: str, path: str) -> str:
         """Where a file of a data release is served: /vol1/data/releases/VERSION/PATH."""

@@ -38,6 +38,7 @@ from sourcebook.model.record import Record
 from sourcebook.publish.site import api, structured
 from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
 from sourcebook.publish.site.computed import Computed
+from sourcebook.publish.site.drawn import DrawnCharts
 from sourcebook.publish.site.feeds import FEEDS, Feed
 from sourcebook.publish.site.pages import NavItem
 from sourcebook.publish.site.prose import ProseRenderer, Rendered
@@ -74,6 +75,8 @@ class SiteView:
         self.releases = list(releases)
         """The record's data releases, newest first."""
         self.computed = Computed(derived or Derived("", [], [], [], []))
+        self.drawn = DrawnCharts(record, self.computed.derived, urls)
+        """The record's charts, drawn once derive has given their data."""
         self.book = record.settings.book
         self.site = record.settings.site
         self.urls = urls
@@ -99,12 +102,16 @@ class SiteView:
         self._used_by_html: dict[tuple[str, str], str] = {}
         self._definitions: dict[str, tuple[str, str] | None] = {}
         self._nav: Markup | None = None
+        self._papers: dict[str, Any] = {}
         self.env: Environment | None = None
         """The templates, for fragments; set by the build once it has made them."""
 
     def use_derived(self, derived: Derived) -> None:
-        """What derive computed, for the pages that show it; no prose depends on it."""
+        """What derive computed, for the pages that show it; no prose depends on it. The
+        charts are drawn now: raises ChartRenderError for one that cannot be."""
         self.computed = Computed(derived)
+        self.drawn = DrawnCharts(self.record, derived, self.urls)
+        self.drawn.draw()
 
     # The page being rendered.
 
@@ -516,6 +523,36 @@ class SiteView:
     def feed(self, name: str, url: str) -> Feed:
         """The Atom feed `name` ('corrections', 'releases'), to be served at `url`."""
         return FEEDS[name](self, url)
+
+    # The paper.
+
+    def paper(self, paper: Entity) -> Any:
+        """The paper rendered once per build: the page and its PDF share it."""
+        from sourcebook.publish.site.paper import render_paper
+
+        cached = self._papers.get(paper.id)
+        if cached is None:
+            cached = self._papers[paper.id] = render_paper(self, paper)  # type: ignore[arg-type]
+        return cached
+
+    def paper_authors(self, paper: Entity) -> list[str]:
+        """Who wrote the paper: its `authors`, else the book's author."""
+        people = self.entities("person", getattr(paper, "authors", []))
+        return [p.title for p in people] or ([self.book.author] if self.book.author else [])
+
+    @staticmethod
+    def paper_sections(rendered: Any) -> list[tuple[str, str, str]]:
+        """(number, title, anchor) of each numbered section of a rendered paper."""
+        found = re.findall(
+            r'<h[23] id="(section-[\d-]+)"><span class="section-number">([\d.]+)</span> (.*?)</h[23]>',
+            str(rendered.html),
+        )
+        return [(n, html.unescape(_TAG.sub("", t)), a) for a, n, t in found]
+
+    def bibliography_entry(self, source: Source) -> Markup:
+        from sourcebook.publish.site.paper import bibliography_entry
+
+        return bibliography_entry(self, source)
 
     # Structured data.
 

@@ -1,0 +1,135 @@
+"""The record's charts as a page shows them: each drawn once per build, its data as a
+table (figures linked to their rows) and as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from sourcebook.derive import Derived
+from sourcebook.derive.charts import ChartData
+from sourcebook.derive.figures import Placed
+from sourcebook.model.kinds import Chart
+from sourcebook.model.record import Record
+from sourcebook.publish.site.urls import Urls
+from sourcebook.publish.site.vega import ChartRenderError, draw_all, full_spec, inline_svg
+from sourcebook.publish.site.wording import number
+
+FIGURE_COLUMNS = ("figure", "figures")
+"""Columns whose values are figure ids (several comma-separated): linked in the table."""
+
+
+class DrawnCharts:
+    def __init__(self, record: Record, derived: Derived, urls: Urls):
+        self.record = record
+        self.urls = urls
+        self._data = {d.chart: d for d in derived.charts}
+        self._svg: dict[str, Markup] = {}
+        self._raw: dict[str, str] = {}
+        self._figure_urls: dict[str, str] | None = None
+
+    def draw(self) -> None:
+        """Draw every chart that has data; raises ChartRenderError naming the chart."""
+        specs = []
+        for chart in self.charts():
+            data = self._data.get(chart.id)
+            if data is not None and data.error is None:
+                specs.append((chart.id, full_spec(chart.spec, data.records())))
+        for chart_id, raw in draw_all(specs).items():
+            chart = self.chart(chart_id)
+            try:
+                svg = inline_svg(
+                    raw, ident=f"chart-{chart_id}", title=chart.title, description=chart.description
+                )
+            except ValueError as exc:
+                raise ChartRenderError(chart_id, f"its drawing is not SVG ({exc})") from None
+            self._svg[chart_id] = svg
+            self._raw[chart_id] = str(svg)
+
+    def charts(self) -> list[Chart]:
+        return [c for c in self.record.of("chart") if isinstance(c, Chart)]
+
+    def chart(self, chart_id: str) -> Chart:
+        found = self.record.get("chart", chart_id)
+        assert isinstance(found, Chart)
+        return found
+
+    def data(self, chart: Chart) -> ChartData | None:
+        return self._data.get(chart.id)
+
+    def svg(self, chart: Chart) -> Markup:
+        return self._svg.get(chart.id, Markup(""))
+
+    def svg_text(self, chart_id: str) -> str | None:
+        """The drawing as a file of its own (the paper's PDF embeds it)."""
+        return self._raw.get(chart_id)
+
+    def headings(self, chart: Chart) -> list[str]:
+        """Each column's heading: the title the spec gives its field, else its name."""
+        data = self._data.get(chart.id)
+        titles = _titles(chart.spec)
+        return [titles.get(c) or c for c in data.columns] if data else []
+
+    def cells(self, chart: Chart, row: tuple[Any, ...]) -> list[tuple[Markup, bool]]:
+        """(a row's cells as HTML, whether each is a number)."""
+        data = self._data[chart.id]
+        return [self._cell(c, v) for c, v in zip(data.columns, row, strict=True)]
+
+    def _cell(self, column: str, value: Any) -> tuple[Markup, bool]:
+        if value is None:
+            return Markup("—"), False
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return escape(number(value)), True
+        if column in FIGURE_COLUMNS:
+            links = [self._figure_link(f.strip()) for f in str(value).split(",") if f.strip()]
+            return Markup(", ").join(links), False
+        return escape(value), False
+
+    def _figure_link(self, figure: str) -> Markup:
+        url = self.figure_urls().get(figure)
+        if url is None:
+            return escape(figure)
+        return Markup('<a href="{}">{}</a>').format(url, figure)
+
+    def figure_urls(self) -> dict[str, str]:
+        """Each figure's id → its row on its owner's page."""
+        if self._figure_urls is None:
+            found = {}
+            for kind in ("campus", "party"):
+                for owner in self.record.of(kind):
+                    url = self.urls.entity(owner)
+                    for index, figure in enumerate(getattr(owner, "figures", [])):
+                        placed = Placed(owner, index, figure)
+                        found[placed.id] = f"{url}#figure-{placed.id}"
+            self._figure_urls = found
+        return self._figure_urls
+
+    def csv(self, chart: Chart) -> str:
+        """The chart's data as CSV: a header of its columns, then its rows as the query
+        gave them."""
+        data = self._data.get(chart.id)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        if data is not None:
+            writer.writerow(data.columns)
+            writer.writerows(["" if v is None else v for v in row] for row in data.rows)
+        return out.getvalue()
+
+
+def _titles(spec: Any) -> dict[str, str]:
+    """field → the title an encoding gives it, wherever in the spec."""
+    found: dict[str, str] = {}
+    if isinstance(spec, dict):
+        if isinstance(spec.get("field"), str) and isinstance(spec.get("title"), str):
+            found.setdefault(spec["field"], spec["title"])
+        for value in spec.values():
+            for k, v in _titles(value).items():
+                found.setdefault(k, v)
+    elif isinstance(spec, list):
+        for value in spec:
+            for k, v in _titles(value).items():
+                found.setdefault(k, v)
+    return found

@@ -1,0 +1,107 @@
+"""The paper as its page shows it: numbered sections, footnotes, figures embedding the
+record's charts and their tables by id, and a bibliography of the sources it cites.
+
+A figure is a line of its own: `![[chart:ID]]` draws the chart, `![[chart:ID|table]]`
+sets out its data as a table. Figures and tables are numbered in the order they come.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from markupsafe import Markup, escape
+
+from sourcebook.model.kinds import Chart, Paper, Source
+from sourcebook.publish.site.prose import paper_markdown
+
+if TYPE_CHECKING:
+    from sourcebook.publish.site.view import SiteView
+
+EMBED_LINE = re.compile(r"^!\[\[chart:([a-z0-9][a-z0-9-]*)(\|table)?\]\][ \t]*$", re.M)
+_MARK = "\ue000"
+_PLACED = re.compile(rf"<p>{_MARK}(chart|table):([a-z0-9-]+){_MARK}</p>")
+
+
+@dataclass
+class Figure:
+    kind: str
+    """"chart" or "table"."""
+    number: int
+    chart: Chart
+
+
+@dataclass
+class RenderedPaper:
+    html: Markup
+    figures: list[Figure] = field(default_factory=list)
+    cited: list[Source] = field(default_factory=list)
+    """The sources it cites, in the bibliography's order."""
+
+
+def render_paper(view: SiteView, paper: Paper) -> RenderedPaper:
+    text = EMBED_LINE.sub(
+        lambda m: f"{_MARK}{'table' if m[2] else 'chart'}:{m[1]}{_MARK}", paper.body
+    )
+    env: dict = {"owner": paper.key, "terms": set()}
+    md = paper_markdown(view.prose_renderer)
+    html = md.render(text, env)
+    view._page_terms |= env["terms"]
+    figures: list[Figure] = []
+    counts = {"chart": 0, "table": 0}
+
+    def place(found: re.Match[str]) -> str:
+        chart = view.record.get("chart", found[2])
+        if not isinstance(chart, Chart):
+            return ""
+        counts[found[1]] += 1
+        figure = Figure(found[1], counts[found[1]], chart)
+        figures.append(figure)
+        return str(figure_html(view, figure))
+
+    html = _PLACED.sub(place, html)
+    return RenderedPaper(Markup(html), figures, cited_sources(view, paper))
+
+
+def figure_html(view: SiteView, figure: Figure) -> Markup:
+    chart, drawn = figure.chart, view.drawn
+    anchor = f"{figure.kind}-{figure.number}"
+    link = Markup('<a href="{}">{}</a>').format(view.url(chart), chart.title)
+    if figure.kind == "chart":
+        caption = Markup("<figcaption><span class=\"figure-number\">Figure {}.</span> {}. {}</figcaption>").format(
+            figure.number, link, view.prose(chart, "description", inline=True)
+        )
+        return Markup('<figure class="chart-figure paper-figure" id="{}">{}{}</figure>\n').format(
+            anchor, drawn.svg(chart), caption
+        )
+    data = drawn.data(chart)
+    head = "".join(f'<th scope="col">{escape(h)}</th>' for h in drawn.headings(chart))
+    rows = []
+    for row in data.rows if data else ():
+        cells = drawn.cells(chart, row)
+        rows.append(
+            "<tr>"
+            + "".join(
+                f'<td class="number">{c}</td>' if numeric else f"<td>{c}</td>"
+                for c, numeric in cells
+            )
+            + "</tr>"
+        )
+    return Markup(
+        '<div class="table-wrap paper-table" id="{}" tabindex="0" role="region" aria-labelledby="{}-c">'
+        '<table><caption id="{}-c"><span class="figure-number">Table {}.</span> {}</caption>'
+        "<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>\n"
+    ).format(anchor, anchor, anchor, figure.number, link, Markup(head), Markup("".join(rows)))
+
+
+def cited_sources(view: SiteView, paper: Paper) -> list[Source]:
+    from sourcebook.publish.site.pages import bibliography_key
+
+    cited = [s for s in view.used(paper, "source") if isinstance(s, Source)]
+    return sorted(cited, key=lambda s: bibliography_key(view.record, s))
+
+
+def bibliography_entry(view: SiteView, source: Source) -> Markup:
+    """The house's citation of a source, without its annotation: who, “what,” when."""
+    return Markup(view.citations._head(source))

@@ -1,0 +1,244 @@
+"""The paper as a PDF, typeset by Typst from the same HTML its page shows.
+
+The page's HTML is walked and written as Typst markup: sections, emphasis, links (made
+absolute, back to the site), lists, quotes, footnotes, the charts as vector graphics and
+their tables. Every piece of text is escaped for Typst, so nothing in the record is read
+as Typst code. The same record gives the same bytes: the document's date is the paper's,
+Typst's clock is set to it, and only the fonts Typst brings are used.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lxml import html as lxml_html
+
+from sourcebook.model.base import day_start
+from sourcebook.model.kinds import Paper
+from sourcebook.publish.site.render import RenderError
+
+if TYPE_CHECKING:
+    from sourcebook.publish.site.view import SiteView
+
+_SPECIAL = re.compile(r"([\\#$*_`<>@\[\]=\-+/~\"'])")
+_SPACE = re.compile(r"\s+")
+
+
+def text(value: str) -> str:
+    """Plain text as Typst markup: every character Typst could read as markup escaped."""
+    return _SPECIAL.sub(r"\\\1", _SPACE.sub(" ", value))
+
+
+def string(value: str) -> str:
+    """A Typst string literal."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class Typst:
+    """One paper's HTML → Typst markup; the charts it draws as files beside it."""
+
+    def __init__(self, view: SiteView, page_url: str):
+        self.view = view
+        self.page_url = page_url
+        self.images: dict[str, str] = {}
+        self.footnotes: dict[str, Any] = {}
+
+    def link(self, href: str) -> str:
+        if href.startswith("#"):
+            href = self.page_url + href
+        return self.view.absolute(href) if href.startswith("/") else href
+
+    def body(self, html: str) -> str:
+        root = lxml_html.fragment_fromstring(html, create_parent="div")
+        for note in root.xpath('.//li[contains(@class, "footnote-item")]'):
+            self.footnotes[note.get("id", "")] = note
+        for section in root.xpath('.//section[contains(@class, "footnotes")]'):
+            section.getparent().remove(section)
+        for separator in root.xpath('.//hr[contains(@class, "footnotes-sep")]'):
+            separator.getparent().remove(separator)
+        return self.blocks(root)
+
+    def blocks(self, element: Any) -> str:
+        out = []
+        if element.text and element.text.strip():
+            out.append(text(element.text))
+        for child in element:
+            out.append(self.block(child))
+            if child.tail and child.tail.strip():
+                out.append(text(child.tail))
+        return "\n\n".join(o for o in out if o)
+
+    def block(self, el: Any) -> str:
+        tag = el.tag
+        if tag in ("h2", "h3", "h4"):
+            level = {"h2": 1, "h3": 2, "h4": 3}[tag]
+            for number in el.xpath('.//span[@class="section-number"]'):
+                number.drop_tree()
+            return f"{'=' * level} {self.inline(el).strip()}"
+        if tag == "p":
+            return self.inline(el).strip()
+        if tag in ("ul", "ol"):
+            mark = "-" if tag == "ul" else "+"
+            items = [f"{mark} {self.blocks(li).replace(chr(10), chr(10) + '  ')}" for li in el]
+            return "\n".join(items)
+        if tag == "blockquote":
+            return f"#quote(block: true)[{self.blocks(el)}]"
+        if tag == "figure":
+            return self.figure(el)
+        if tag == "div" and "paper-table" in (el.get("class") or ""):
+            return self.table(el)
+        if tag == "pre":
+            return f"#raw(block: true, {string(el.text_content())})"
+        if tag == "hr":
+            return "#line(length: 100%)"
+        return self.blocks(el)
+
+    def inline(self, el: Any) -> str:
+        out = [text(el.text or "")]
+        for child in el:
+            out.append(self.span(child))
+            out.append(text(child.tail or ""))
+        return "".join(out)
+
+    def span(self, el: Any) -> str:
+        tag, cls = el.tag, el.get("class") or ""
+        if tag in ("em", "i"):
+            return f"#emph[{self.inline(el)}]"
+        if tag in ("strong", "b"):
+            return f"#strong[{self.inline(el)}]"
+        if tag == "code":
+            return f"#raw({string(el.text_content())})"
+        if tag == "br":
+            return " \\ "
+        if tag == "sup" and "footnote-ref" in cls:
+            anchor = el.find("a")
+            target = (anchor.get("href") or "").lstrip("#") if anchor is not None else ""
+            note = self.footnotes.get(target)
+            if note is None:
+                return ""
+            for back in note.xpath('.//a[contains(@class, "footnote-backref")]'):
+                back.drop_tree()
+            return f"#footnote[{self.blocks(note).strip()}]"
+        if tag == "a" and el.get("href"):
+            return f"#link({string(self.link(el.get('href')))})[{self.inline(el)}]"
+        return self.inline(el)
+
+    def figure(self, el: Any) -> str:
+        svg = el.find("{http://www.w3.org/2000/svg}svg")
+        if svg is None:
+            svg = el.find("svg")
+        caption = el.find("figcaption")
+        for number in el.xpath('.//span[@class="figure-number"]'):
+            number.drop_tree()
+        said = self.inline(caption).strip() if caption is not None else ""
+        chart = el.get("id", "figure")
+        source = self.view.drawn.svg_text(self._chart_of(el))
+        if not source:
+            return f"#figure([], caption: [{said}])"
+        name = f"{chart}.svg"
+        self.images[name] = source
+        return f'#figure(image({string(name)}, width: 100%), caption: [{said}])'
+
+    def _chart_of(self, el: Any) -> str:
+        for anchor in el.xpath(".//figcaption//a"):
+            href = anchor.get("href") or ""
+            if "#" in href:
+                return href.rsplit("#", 1)[1]
+        return ""
+
+    def table(self, el: Any) -> str:
+        table = el.find("table")
+        caption = table.find("caption")
+        for number in caption.xpath('.//span[@class="figure-number"]'):
+            number.drop_tree()
+        said = self.inline(caption).strip()
+        heads = [f"[*{self.inline(th).strip()}*]" for th in table.xpath("./thead/tr/th")]
+        cells = [f"[{self.inline(td).strip()}]" for td in table.xpath("./tbody/tr/td")]
+        columns = max(len(heads), 1)
+        return (
+            f"#figure(table(columns: {columns}, stroke: 0.4pt + luma(180), "
+            f"inset: 4pt, align: left, {', '.join([*heads, *cells])}), "
+            f"caption: [{said}], kind: table)"
+        )
+
+
+PREAMBLE = """#set document(title: {title}, author: ({authors}), date: datetime(year: {y}, month: {m}, day: {d}), keywords: ({keywords}))
+#set page(paper: "a4", margin: (x: 2.2cm, y: 2.4cm), numbering: "1", footer: context [#set text(size: 8pt, fill: luma(90)); #h(1fr) #counter(page).display("1") #h(1fr)])
+#set text(font: "Libertinus Serif", size: 10.5pt, lang: "en")
+#set par(justify: true, leading: 0.62em)
+#set heading(numbering: "1.1")
+#show heading: set block(above: 1.4em, below: 0.8em)
+#show link: set text(fill: rgb("#7a2e1d"))
+#show figure.caption: set text(size: 9pt)
+#show table: set text(size: 8pt)
+"""
+
+
+def paper_pdf(view: SiteView, paper: Paper) -> bytes:
+    """The paper typeset: the page's text, its figures as vector graphics, its
+    bibliography, with the document's title, authors and date, and links to the site."""
+    rendered = view.paper(paper)
+    url = view.urls.entity(paper)
+    typst = Typst(view, url)
+    body = typst.body(str(rendered.html))
+    authors = view.paper_authors(paper)
+    day = day_start(paper.date)
+    site = view.absolute(url)
+    parts = [
+        PREAMBLE.format(
+            title=string(paper.title),
+            authors=", ".join(string(a) for a in authors) + ("," if len(authors) == 1 else ""),
+            y=day.year,
+            m=day.month,
+            d=day.day,
+            keywords=string(view.book.title) + ",",
+        ),
+        f"#align(center)[#text(size: 17pt, weight: \"bold\")[{text(paper.title)}]]",
+        f"#align(center)[{text(', '.join(authors))}#linebreak(){text(view.day(paper.date))}"
+        f"#linebreak()#text(size: 9pt)[#link({string(site)})[{text(site)}]]]",
+        f"#block(inset: (x: 1.5em))[#text(size: 9.5pt)[{typst.inline(_fragment(view.prose(paper, 'summary', inline=True)))}]]",
+        f"#outline(title: {string('Contents')}, depth: 2)",
+        body,
+    ]
+    if rendered.cited:
+        entries = [
+            f"+ {typst.inline(_fragment(view.bibliography_entry(s)))}. "
+            f"#link({string(view.absolute(view.url(s)))})[In the Sources]"
+            for s in rendered.cited
+        ]
+        parts.append("#heading(numbering: none)[Sources]\n\n" + "\n".join(entries))
+    parts.append(
+        f"#v(1em)#text(size: 8.5pt)[From the record of #emph[{text(view.book.title)}], as of "
+        f"{text(view.day(view.computed.as_of))}: #link({string(site)})[{text(site)}]]"
+    )
+    return compile_typst("\n\n".join(parts), typst.images, day)
+
+
+def _fragment(html: Any) -> Any:
+    return lxml_html.fragment_fromstring(str(html) or " ", create_parent="span")
+
+
+def compile_typst(source: str, images: dict[str, str], day: Any) -> bytes:
+    import typst
+
+    with tempfile.TemporaryDirectory(prefix="sourcebook-paper-") as folder:
+        root = Path(folder)
+        (root / "paper.typ").write_text(source, encoding="utf-8")
+        for name, svg in images.items():
+            (root / name).write_text(svg, encoding="utf-8")
+        stamp = int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp())
+        try:
+            return typst.compile(  # type: ignore[no-any-return]
+                str(root / "paper.typ"),
+                root=str(root),
+                ignore_system_fonts=True,
+                timestamp=stamp,
+                format="pdf",
+            )
+        except Exception as exc:  # typst raises its own TypstError with the compiler's message
+            message = " ".join(str(exc).split())[:400]
+            raise RenderError(f"the paper could not be typeset: {message}") from None

@@ -1,0 +1,168 @@
+"""Vega-Lite specs drawn as static SVG at build time, by vl-convert, safe to inline.
+
+vl-convert runs Vega in an embedded JavaScript engine. The specs are the record's, so
+they are drawn in a child process that is killed past a time limit, and what comes back
+is kept only as far as it is plain SVG: elements and attributes from a short list, no
+scripts, links, styles or foreign content. The chart then gets its title and
+description, for screen readers, and its data stays in a table beside it.
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import re
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+from lxml import etree
+from markupsafe import Markup
+
+from sourcebook.derive.sandbox import _start_method
+
+SECONDS_PER_CHART = 10.0
+"""How long drawing one chart may take, once the engine has started."""
+START_SECONDS = 20.0
+"""How long the engine may take to start."""
+FONT = "Source Sans 3, Helvetica Neue, Arial, sans-serif"
+THEME: dict[str, Any] = {
+    "background": None,
+    "font": FONT,
+    "view": {"stroke": None},
+    "axis": {"labelFontSize": 11, "titleFontSize": 11, "labelColor": "#555", "titleColor": "#555"},
+    "legend": {"labelFontSize": 11, "titleFontSize": 11},
+    "range": {
+        "category": [
+            "#7a2e1d", "#1a5fb4", "#2f6b2f", "#8a6d00", "#6b3fa0",
+            "#3d3d3d", "#b5651d", "#0f7b7b", "#a33b6b", "#5b6e00",
+        ]
+    },
+}
+"""The house's look: its colours and type, no background (the page's shows through)."""
+
+SVG = "http://www.w3.org/2000/svg"
+ELEMENTS = frozenset(
+    {"svg", "g", "path", "rect", "line", "circle", "ellipse", "polyline", "polygon", "text",
+     "tspan", "title", "desc", "defs", "clipPath", "linearGradient", "radialGradient", "stop"}
+)
+ATTRIBUTES = frozenset(
+    {"class", "id", "d", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "rx", "ry", "dx",
+     "dy", "width", "height", "viewBox", "transform", "fill", "fill-opacity", "stroke",
+     "stroke-width", "stroke-opacity", "stroke-dasharray", "stroke-dashoffset",
+     "stroke-linecap", "stroke-linejoin", "stroke-miterlimit", "opacity", "points",
+     "text-anchor", "dominant-baseline", "font-family", "font-size", "font-weight",
+     "font-style", "clip-path", "offset", "stop-color", "stop-opacity", "gradientUnits",
+     "role", "aria-label", "aria-hidden", "aria-roledescription", "display", "version",
+     "pointer-events", "shape-rendering"}
+)
+_URL_REF = re.compile(r"^url\(#[\w-]+\)$")
+
+
+class ChartRenderError(Exception):
+    """A spec that could not be drawn: its chart's id and why, for a person."""
+
+    def __init__(self, chart: str, message: str):
+        super().__init__(f"chart '{chart}': {message}")
+        self.chart = chart
+
+
+def full_spec(spec: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The record's spec with its data and the house's look; the spec's own config wins."""
+    whole = copy.deepcopy(spec)
+    whole["data"] = {"values": rows}
+    whole["config"] = {**THEME, **whole.get("config", {})}
+    whole.setdefault("$schema", "https://vega.github.io/schema/vega-lite/v5.json")
+    return whole
+
+
+def draw_all(specs: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, str]:
+    """Each (chart id, full spec) drawn as raw SVG, in a child process; raises
+    ChartRenderError for the first that fails or runs past its time."""
+    if not specs:
+        return {}
+    context = multiprocessing.get_context(_start_method())
+    ours, theirs = context.Pipe(duplex=False)
+    child = context.Process(target=_draw, args=(theirs, list(specs)), daemon=True)
+    child.start()
+    theirs.close()
+    drawn: dict[str, str] = {}
+    try:
+        wait = START_SECONDS + SECONDS_PER_CHART
+        for chart, _ in specs:
+            if not ours.poll(wait):
+                raise ChartRenderError(chart, f"drawing it took longer than {wait:g} s")
+            try:
+                ok, value = ours.recv()
+            except EOFError:
+                raise ChartRenderError(chart, "the process drawing it died") from None
+            if not ok:
+                raise ChartRenderError(chart, value)
+            drawn[chart] = value
+            wait = SECONDS_PER_CHART
+    finally:
+        ours.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+    return drawn
+
+
+def _draw(out: Connection, specs: list[tuple[str, dict[str, Any]]]) -> None:
+    import vl_convert
+
+    try:
+        for _chart, spec in specs:
+            try:
+                out.send((True, vl_convert.vegalite_to_svg(spec)))
+            except Exception as exc:  # vl-convert raises ValueError, or its own errors
+                out.send((False, " ".join(str(exc).split())[:500]))
+                return
+    finally:
+        out.close()
+
+
+def inline_svg(raw: str, *, ident: str, title: str, description: str) -> Markup:
+    """The SVG vl-convert drew, pared to the allowed elements and attributes, with its
+    title and description; sized by its viewBox so that it scales to the page."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+    root = etree.fromstring(raw.encode("utf-8"), parser)
+    if root.tag != f"{{{SVG}}}svg":
+        raise ValueError("not an SVG drawing")
+    _pare(root, ident)
+    for name in ("width", "height"):
+        root.attrib.pop(name, None)
+    root.set("class", "chart vega")
+    root.set("role", "img")
+    root.set("aria-labelledby", f"{ident}-t {ident}-d")
+    desc = etree.Element(f"{{{SVG}}}desc", id=f"{ident}-d")
+    desc.text = description
+    head = etree.Element(f"{{{SVG}}}title", id=f"{ident}-t")
+    head.text = title
+    root.insert(0, desc)
+    root.insert(0, head)
+    text = etree.tostring(root, encoding="unicode")
+    return Markup(text.replace(' xmlns:xlink="http://www.w3.org/1999/xlink"', ""))
+
+
+def _pare(element: Any, ident: str) -> None:
+    """Keep the allowed, in the SVG namespace; ids (clip paths) made unique to the chart,
+    as a page holds several."""
+    for child in list(element):
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if not tag.startswith(f"{{{SVG}}}") or _local(tag) not in ELEMENTS:
+            element.remove(child)
+            continue
+        _pare(child, ident)
+    for name in list(element.attrib):
+        value = element.attrib[name]
+        if name not in ATTRIBUTES or "url(" in value and not _URL_REF.match(value):
+            del element.attrib[name]
+        elif name == "id":
+            element.set(name, f"{ident}-{value}")
+        elif value.startswith("url(#"):
+            element.set(name, f"url(#{ident}-{value[5:]}")
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
