@@ -116,18 +116,19 @@ class SiteBuild:
             self._prose.cancel()
 
     def begin(self, record: Record, graph: Graph) -> None:
-        try:
-            prepared = self._prepared = _prepare(
-                record, graph, self._jobs, self._notify_url, self._series
-            )
-        except BuildError as exc:
-            self._error = exc  # told by `finish`, after what check found
-            return
-        if prepared.jobs > 1:
+        self._prepare(record, graph)
+        prepared = self._prepared
+        if prepared is not None and prepared.jobs > 1:
             try:
                 self._prose = ProseWorkers(prepared.view, prepared.jobs)
             except RenderError as exc:
                 self._error = BuildError(str(exc))
+
+    def _prepare(self, record: Record, graph: Graph) -> None:
+        try:
+            self._prepared = _prepare(record, graph, self._jobs, self._notify_url, self._series)
+        except BuildError as exc:
+            self._error = exc  # told by `finish`, after what check found
 
     def finish(
         self,
@@ -152,7 +153,7 @@ class SiteBuild:
         if not checked.ok or checked.record is None:
             raise BuildError("the record has errors: run 'sourcebook check' to see them")
         if self._prepared is None and self._error is None:
-            self.begin(checked.record, checked.graph)
+            self._prepare(checked.record, checked.graph)  # the prose is rendered as pages are
         if self._error is not None:
             raise self._error
         site = self._prepared
