@@ -121,6 +121,10 @@ class CheckedHouse:
             and not self.diagnostics.has_errors()
         )
 
+    @property
+    def entities(self) -> int:
+        return sum(len(one.record) for _, one in self.volumes if one.record is not None)
+
 
 def check_house(target: Path | str, as_of: date | None = None) -> CheckedHouse:
     """Read the house at `target` (its house file, or the folder holding it), check every

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import OUTPUT, RECORD, fail
+from sourcebook.commands.common import OUTPUT, RECORD_OR_HOUSE, fail, house_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -30,7 +30,7 @@ AS_OF = click.option(
 
 
 @click.command()
-@RECORD
+@RECORD_OR_HOUSE
 @OUTPUT
 @click.option("--no-warnings", is_flag=True, help="Show errors only.")
 @click.option("--quotes", is_flag=True, help="Also show each source's quotes: verified or not.")
@@ -49,15 +49,22 @@ def check(
     listed: bool,
     as_of: datetime | None,
 ) -> None:
-    """Check RECORD (default: this folder) and report every problem found."""
+    """Check RECORD (default: this folder) and report every problem found. RECORD may be a
+    house (its house.toml, or the folder holding it): every volume is checked."""
     from sourcebook.compile import AsOfError
     from sourcebook.pipeline import check as run_check
+    from sourcebook.pipeline import check_house
     from sourcebook.read import RecordError
 
+    house = house_path(record)
+    if house and quotes:
+        fail("--quotes takes one record: run it on a volume's folder", output)
     try:
-        checked = run_check(record, as_of.date() if as_of else None)
+        run = check_house if house else run_check
+        checked = run(record, as_of.date() if as_of else None)
     except (RecordError, AsOfError) as exc:
         fail(str(exc), output)
+    entities = checked.entities if house else len(checked.record) if checked.record else 0
     shown = [d for d in checked.diagnostics if not (no_warnings and d.severity.value == "warning")]
     errors = len(checked.diagnostics.errors)
     warnings = len(checked.diagnostics.warnings)
@@ -66,7 +73,7 @@ def check(
             json.dumps(
                 {
                     "record": record.as_posix(),
-                    "entities": len(checked.record) if checked.record else 0,
+                    "entities": entities,
                     "errors": errors,
                     "warnings": warnings,
                     "diagnostics": [d.as_json() for d in shown],
@@ -77,7 +84,7 @@ def check(
             )
         )
     else:
-        print_diagnostics(shown, errors, warnings, len(checked.record) if checked.record else 0)
+        print_diagnostics(shown, errors, warnings, entities)
         if quotes and checked.record is not None and checked.record.library.report is not None:
             from sourcebook.commands.library import print_quote_table
 
@@ -157,4 +164,24 @@ def checked_or_exit(
         sys.exit(1)
     if diagnostics.warnings and not quiet:
         print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), entities)
+    return checked
+
+
+def house_checked_or_exit(house: Path, as_of: date | None = None, quiet: bool = False):  # type: ignore[no-untyped-def]
+    """`checked_or_exit` for a house: every volume's errors, and the house's, printed."""
+    from sourcebook.compile import AsOfError
+    from sourcebook.pipeline import check_house
+    from sourcebook.read import RecordError
+
+    try:
+        checked = check_house(house, as_of)
+    except (RecordError, AsOfError) as exc:
+        fail(str(exc))
+    diagnostics = checked.diagnostics
+    if not checked.ok:
+        errors, warnings = len(diagnostics.errors), len(diagnostics.warnings)
+        print_diagnostics(list(diagnostics), errors, warnings, checked.entities)
+        sys.exit(1)
+    if diagnostics.warnings and not quiet:
+        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), checked.entities)
     return checked
