@@ -3,8 +3,6 @@ part, in series order and each under its anchor, without."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from house_fixtures import write_house
 from site_fixtures import ARTIFACTS, chromium, local_only, serving

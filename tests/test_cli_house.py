@@ -18,7 +18,16 @@ REPO = Path(__file__).resolve().parent.parent
 def check(target: Path) -> tuple[int, list[dict]]:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     done = subprocess.run(
-        [sys.executable, "-m", "sourcebook", "check", "--format", "json", "--no-warnings", target.name],
+        [
+            sys.executable,
+            "-m",
+            "sourcebook",
+            "check",
+            "--format",
+            "json",
+            "--no-warnings",
+            target.name,
+        ],
         capture_output=True,
         text=True,
         env=env,

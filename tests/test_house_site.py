@@ -98,9 +98,7 @@ def test_the_corrections_page_is_grouped_by_book_then_by_source(house_site: Path
 def test_each_volume_says_corrected_in_the_series_on_its_source_page(house_site: Path) -> None:
     one = page(house_site, "/vol1/sources/press/tomshardware-oracle-gb200-abilene")
     two = page(house_site, "/vol2/sources/press/abilene-order")
-    assert (
-        '<a href="/corrections?book=vol1#vol1:tomshardware-oracle-gb200-abilene">' in one
-    )
+    assert '<a href="/corrections?book=vol1#vol1:tomshardware-oracle-gb200-abilene">' in one
     assert '<a href="/corrections?book=vol2#vol2:abilene-order">' in two
     for html in (one, two):
         assert "Corrected in the series:" in html

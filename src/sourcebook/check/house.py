@@ -32,7 +32,7 @@ def check_volume_paths(
                 ref.pos,
                 "H005",
                 f"volume '{ref.shown}' is published at {where}, which the house's own pages take",
-                f"give it a base path of its own in {settings}, such as base_path = \"/vol2\"",
+                f'give it a base path of its own in {settings}, such as base_path = "/vol2"',
             )
             continue
         if name in placed:

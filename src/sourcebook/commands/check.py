@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from sourcebook.link import Graph
     from sourcebook.model.record import Record
-    from sourcebook.pipeline import Checked
+    from sourcebook.pipeline import Checked, CheckedHouse
 
 AS_OF = click.option(
     "--as-of",
@@ -59,12 +59,13 @@ def check(
     house = house_path(record)
     if house and quotes:
         fail("--quotes takes one record: run it on a volume's folder", output)
+    day = as_of.date() if as_of else None
     try:
-        run = check_house if house else run_check
-        checked = run(record, as_of.date() if as_of else None)
+        whole = check_house(record, day) if house else None
+        checked = whole if whole is not None else run_check(record, day)
     except (RecordError, AsOfError) as exc:
         fail(str(exc), output)
-    entities = checked.entities if house else len(checked.record) if checked.record else 0
+    entities = _entities(checked)
     shown = [d for d in checked.diagnostics if not (no_warnings and d.severity.value == "warning")]
     errors = len(checked.diagnostics.errors)
     warnings = len(checked.diagnostics.warnings)
@@ -85,17 +86,27 @@ def check(
         )
     else:
         print_diagnostics(shown, errors, warnings, entities)
-        if quotes and checked.record is not None and checked.record.library.report is not None:
+        single = checked if whole is None else None
+        record_ = getattr(single, "record", None)
+        report = record_.library.report if record_ is not None else None
+        if quotes and record_ is not None and report is not None:
             from sourcebook.commands.library import print_quote_table
 
-            report = checked.record.library.report
             print_quote_table(report)
             if listed:
                 from sourcebook.commands.quote_list import print_quote_list
                 from sourcebook.library.explain import explain
 
-                print_quote_list(explain(report, checked.record.library))
+                print_quote_list(explain(report, record_.library))
     sys.exit(1 if errors else 0)
+
+
+def _entities(checked: Checked | CheckedHouse) -> int:
+    from sourcebook.pipeline import CheckedHouse
+
+    if isinstance(checked, CheckedHouse):
+        return checked.entities
+    return len(checked.record) if checked.record else 0
 
 
 def _quotes_json(checked, listed: bool) -> dict:  # type: ignore[no-untyped-def]

@@ -52,7 +52,8 @@ def build_house(
             site = stack.enter_context(SiteBuild(jobs, notify, series.in_series(name)))
             files |= site.files(one)
             builds.append((site, one))
-        house = HousePages(checked, series, {n: s.view for (n, _), (s, _) in zip(volumes, builds)})
+        views = {name: site.view for (name, _), (site, _) in zip(volumes, builds, strict=True)}
+        house = HousePages(checked, series, views)
         files |= house.files()
         try:
             with staged(Path(out_dir), files) as staging:
@@ -142,7 +143,8 @@ class HousePages:
                 "origin": self.origin,
                 "page_url": FEED_URL,
                 "feed_path": FEED_URL,
-                "updated": updated or timestamp(max(b.record.settings.book.closes for b in self.series.books)),
+                "updated": updated
+                or timestamp(max(b.record.settings.book.closes for b in self.series.books)),
             }
             write_file(out / FEED_URL.lstrip("/"), self._render("house_feed.atom", context))
         return len(pages) + 2 + bool(self.origin)

@@ -21,7 +21,6 @@ from sourcebook.publish.site.releases import (
     read_releases,
     release_files,
 )
-from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.render import (
     ProseWorkers,
     RenderError,
@@ -32,6 +31,7 @@ from sourcebook.publish.site.render import (
     static_files,
     write_pages,
 )
+from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.swap import SwapError, staged
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.view import SiteView
