@@ -14,13 +14,17 @@ from pathlib import Path
 
 from sourcebook import derive as derived
 from sourcebook.check import check_compiled, check_record
+from sourcebook.check.house import check_same_as, check_volume_paths, volume_name
 from sourcebook.compile import compile_in_memory, compile_record, record_day
 from sourcebook.derive.sandbox import isolated
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link import Graph, link_record
 from sourcebook.link.backlinks import BacklinkIndex
+from sourcebook.link.series import Volume as SeriesVolume
+from sourcebook.link.series import Works
 from sourcebook.model.record import Record
 from sourcebook.read import read_record
+from sourcebook.read.house import House, VolumeRef, read_house
 
 
 @dataclass
@@ -96,3 +100,47 @@ def _derive_as_of(as_of: date | None, db: derived.CompiledRecord) -> derived.Der
         return derived.derive_all(db)
     with db.as_of(as_of) as then:
         return derived.derive_all(then)
+
+
+@dataclass
+class CheckedHouse:
+    """A house read and each of its volumes checked, with everything check found in any."""
+
+    house: House | None
+    volumes: list[tuple[VolumeRef, Checked]]
+    """The volumes, in series order, each at a base path of its own."""
+    diagnostics: Diagnostics
+    works: Works | None = None
+    """Which sources of the volumes are one work."""
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.house is not None
+            and all(c.ok for _, c in self.volumes)
+            and not self.diagnostics.has_errors()
+        )
+
+    @property
+    def entities(self) -> int:
+        return sum(len(one.record) for _, one in self.volumes if one.record is not None)
+
+
+def check_house(target: Path | str, as_of: date | None = None) -> CheckedHouse:
+    """Read the house at `target` (its house file, or the folder holding it), check every
+    volume as `check` does, then what only the house can get wrong. Raises RecordError where
+    it is no house, AsOfError for a day after a volume closes."""
+    diagnostics = Diagnostics()
+    house = read_house(Path(target), diagnostics)
+    if house is None:
+        return CheckedHouse(None, [], diagnostics)
+    checked = [(ref, check(ref.root, as_of)) for ref in house.volumes]
+    for _, one in checked:
+        diagnostics.extend(one.diagnostics)
+    readable = [(ref, one.record) for ref, one in checked if one.record is not None]
+    placed = {id(ref) for ref, _ in check_volume_paths(readable, diagnostics)}
+    volumes = [(ref, one) for ref, one in checked if id(ref) in placed]
+    records = {volume_name(one.record): one.record for _, one in volumes if one.record}
+    works = Works([SeriesVolume(name, record) for name, record in records.items()])
+    check_same_as(works, records, diagnostics)
+    return CheckedHouse(house, volumes, diagnostics, works)

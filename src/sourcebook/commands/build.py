@@ -10,25 +10,29 @@ from types import TracebackType
 import click
 
 from sourcebook.commands.check import AS_OF
-from sourcebook.commands.common import RECORD, fail
+from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path
 
 
 @click.command()
-@RECORD
+@RECORD_OR_HOUSE
 @click.option(
     "-o",
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where to write the site (default: RECORD/_site).",
+    help="Where to write the site (default: RECORD/_site; for a house, beside its house file).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no warnings.")
 @AS_OF
 def build(record: Path, out: Path | None, quiet: bool, as_of: datetime | None) -> None:
-    """Check RECORD and build its site; a record with errors is never built."""
+    """Check RECORD and build its site; a record with errors is never built. RECORD may be
+    a house: every volume and the house's own pages make one site."""
     from sourcebook.commands.check import checked_or_exit
     from sourcebook.publish.site import BuildError, SiteBuild
 
+    if house_path(record):
+        build_house_site(record, out, quiet, as_of)
+        return
     target = out if out is not None else record / "_site"
     with SiteBuild() as site:
         # The site begins once the record is linked, while check goes on.
@@ -40,6 +44,28 @@ def build(record: Path, out: Path | None, quiet: bool, as_of: datetime | None) -
             fail(str(exc))
     if not quiet:
         click.echo(f"Built {built.pages:,} pages into {target} in {built.seconds:.2f} s")
+
+
+def build_house_site(house: Path, out: Path | None, quiet: bool, as_of: datetime | None) -> None:
+    from sourcebook.commands.check import house_checked_or_exit
+    from sourcebook.publish.house import build_house
+    from sourcebook.publish.site import BuildError
+    from sourcebook.read.house import house_file
+
+    folder = house if house.is_dir() else house.parent
+    target = out if out is not None else folder / "_site"
+    checked = house_checked_or_exit(house, as_of.date() if as_of else None, quiet)
+    try:
+        with _progress(quiet) as progress:
+            built = build_house(checked, target, progress=progress)
+    except BuildError as exc:
+        fail(str(exc))
+    if not quiet:
+        shown = (house_file(house) or house).as_posix()
+        click.echo(
+            f"Built {built.pages:,} pages of {shown} ({len(checked.volumes)} volume(s)) "
+            f"into {target} in {built.seconds:.2f} s"
+        )
 
 
 def _progress(quiet: bool) -> AbstractContextManager[PageProgress | None]:

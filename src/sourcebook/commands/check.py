@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import OUTPUT, RECORD, fail
+from sourcebook.commands.common import OUTPUT, RECORD_OR_HOUSE, fail, house_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from sourcebook.link import Graph
     from sourcebook.model.record import Record
-    from sourcebook.pipeline import Checked
+    from sourcebook.pipeline import Checked, CheckedHouse
 
 AS_OF = click.option(
     "--as-of",
@@ -30,7 +30,7 @@ AS_OF = click.option(
 
 
 @click.command()
-@RECORD
+@RECORD_OR_HOUSE
 @OUTPUT
 @click.option("--no-warnings", is_flag=True, help="Show errors only.")
 @click.option("--quotes", is_flag=True, help="Also show each source's quotes: verified or not.")
@@ -49,15 +49,23 @@ def check(
     listed: bool,
     as_of: datetime | None,
 ) -> None:
-    """Check RECORD (default: this folder) and report every problem found."""
+    """Check RECORD (default: this folder) and report every problem found. RECORD may be a
+    house (its house.toml, or the folder holding it): every volume is checked."""
     from sourcebook.compile import AsOfError
     from sourcebook.pipeline import check as run_check
+    from sourcebook.pipeline import check_house
     from sourcebook.read import RecordError
 
+    house = house_path(record)
+    if house and quotes:
+        fail("--quotes takes one record: run it on a volume's folder", output)
+    day = as_of.date() if as_of else None
     try:
-        checked = run_check(record, as_of.date() if as_of else None)
+        whole = check_house(record, day) if house else None
+        checked = whole if whole is not None else run_check(record, day)
     except (RecordError, AsOfError) as exc:
         fail(str(exc), output)
+    entities = _entities(checked)
     shown = [d for d in checked.diagnostics if not (no_warnings and d.severity.value == "warning")]
     errors = len(checked.diagnostics.errors)
     warnings = len(checked.diagnostics.warnings)
@@ -66,7 +74,7 @@ def check(
             json.dumps(
                 {
                     "record": record.as_posix(),
-                    "entities": len(checked.record) if checked.record else 0,
+                    "entities": entities,
                     "errors": errors,
                     "warnings": warnings,
                     "diagnostics": [d.as_json() for d in shown],
@@ -77,18 +85,28 @@ def check(
             )
         )
     else:
-        print_diagnostics(shown, errors, warnings, len(checked.record) if checked.record else 0)
-        if quotes and checked.record is not None and checked.record.library.report is not None:
+        print_diagnostics(shown, errors, warnings, entities)
+        single = checked if whole is None else None
+        record_ = getattr(single, "record", None)
+        report = record_.library.report if record_ is not None else None
+        if quotes and record_ is not None and report is not None:
             from sourcebook.commands.library import print_quote_table
 
-            report = checked.record.library.report
             print_quote_table(report)
             if listed:
                 from sourcebook.commands.quote_list import print_quote_list
                 from sourcebook.library.explain import explain
 
-                print_quote_list(explain(report, checked.record.library))
+                print_quote_list(explain(report, record_.library))
     sys.exit(1 if errors else 0)
+
+
+def _entities(checked: Checked | CheckedHouse) -> int:
+    from sourcebook.pipeline import CheckedHouse
+
+    if isinstance(checked, CheckedHouse):
+        return checked.entities
+    return len(checked.record) if checked.record else 0
 
 
 def _quotes_json(checked, listed: bool) -> dict:  # type: ignore[no-untyped-def]
@@ -157,4 +175,24 @@ def checked_or_exit(
         sys.exit(1)
     if diagnostics.warnings and not quiet:
         print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), entities)
+    return checked
+
+
+def house_checked_or_exit(house: Path, as_of: date | None = None, quiet: bool = False):  # type: ignore[no-untyped-def]
+    """`checked_or_exit` for a house: every volume's errors, and the house's, printed."""
+    from sourcebook.compile import AsOfError
+    from sourcebook.pipeline import check_house
+    from sourcebook.read import RecordError
+
+    try:
+        checked = check_house(house, as_of)
+    except (RecordError, AsOfError) as exc:
+        fail(str(exc))
+    diagnostics = checked.diagnostics
+    if not checked.ok:
+        errors, warnings = len(diagnostics.errors), len(diagnostics.warnings)
+        print_diagnostics(list(diagnostics), errors, warnings, checked.entities)
+        sys.exit(1)
+    if diagnostics.warnings and not quiet:
+        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), checked.entities)
     return checked

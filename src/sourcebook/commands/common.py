@@ -13,6 +13,20 @@ RECORD = click.argument(
     "record", type=click.Path(file_okay=False, path_type=Path), default=Path("."), required=False
 )
 
+RECORD_OR_HOUSE = click.argument(
+    "record", type=click.Path(path_type=Path), default=Path("."), required=False
+)
+"""A record's folder, or a house: its house file, or the folder that holds one."""
+
+
+def house_path(path: Path) -> bool:
+    """Whether `path` names a house rather than a record (a record's folder wins)."""
+    from sourcebook.read.house import house_file
+    from sourcebook.read.settings import SETTINGS_FILE
+
+    return not (path / SETTINGS_FILE).is_file() and house_file(path) is not None
+
+
 OUTPUT = click.option(
     "--format",
     "output",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import RECORD, fail
+from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path
 
 if TYPE_CHECKING:
     from sourcebook.notify.local import LocalService
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@RECORD
+@RECORD_OR_HOUSE
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("-p", "--port", default=8000, show_default=True, type=int, help="The port.")
 @click.option("--no-watch", is_flag=True, help="Build once; do not rebuild on change.")
@@ -25,14 +25,24 @@ if TYPE_CHECKING:
 def serve(
     record: Path, host: str, port: int, no_watch: bool, verbose: bool, no_notify: bool
 ) -> None:
-    """Build RECORD's site and serve it; where check finds errors, the pages show them."""
+    """Build RECORD's site and serve it; where check finds errors, the pages show them.
+    RECORD may be a house: every volume and the house's pages, rebuilt on any change."""
     from sourcebook.publish.site.serve import LiveSite, SiteServer
     from sourcebook.read.settings import SETTINGS_FILE
 
-    if not (record / SETTINGS_FILE).is_file():
+    services: list[LocalService] = []
+    live: LiveSite
+    if house_path(record):
+        from sourcebook.publish.house.serve import LiveHouse
+
+        urls = {} if no_notify else house_notify(record, host, port, services)
+        live = LiveHouse(record, notify_urls=urls)
+    elif not (record / SETTINGS_FILE).is_file():
         fail(f"{record.as_posix()}: no {SETTINGS_FILE} here, so this is not a record")
-    notify = None if no_notify else local_notify(record, host, port)
-    live = LiveSite(record, notify_url=notify.url if notify else None)
+    else:
+        notify = None if no_notify else local_notify(record, host, port)
+        services += [notify] if notify else []
+        live = LiveSite(record, notify_url=notify.url if notify else None)
     stop = threading.Event()
     try:
         live.rebuild()
@@ -53,8 +63,8 @@ def serve(
     finally:
         stop.set()
         live.close()
-        if notify is not None:
-            notify.stop()
+        for service in services:
+            service.stop()
 
 
 def local_notify(record: Path, host: str, port: int) -> LocalService | None:
@@ -73,6 +83,32 @@ def local_notify(record: Path, host: str, port: int) -> LocalService | None:
     notify.start()
     click.echo(f"The sign-up form posts to {notify.url}; its emails go to {notify.mail}/")
     return notify
+
+
+def house_notify(house: Path, host: str, port: int, started: list[LocalService]) -> dict[str, str]:
+    """The sign-up service of each volume that asks for one, started (into `started`); the
+    URL each volume's form posts to, by the volume's name."""
+    from sourcebook.diagnostics import Diagnostics
+    from sourcebook.notify.config import ConfigError
+    from sourcebook.notify.setup import record_settings
+    from sourcebook.read import RecordError
+    from sourcebook.read.house import read_house
+
+    try:
+        found = read_house(house, Diagnostics())
+    except RecordError:
+        return {}
+    urls = {}
+    for volume in found.volumes if found else []:
+        try:
+            name = record_settings(volume.root).site.base_path.strip().strip("/")
+        except ConfigError:
+            continue  # check reports it, and the pages show it
+        service = local_notify(volume.root, host, port)
+        if service is not None:
+            started.append(service)
+            urls[name] = service.url
+    return urls
 
 
 def report(live: LiveSite) -> None:

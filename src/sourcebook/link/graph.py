@@ -225,7 +225,7 @@ def _link_fields(entity: Entity, record: Record, into: _Found) -> None:
                 )
             )
     same_as = getattr(entity, "same_as", None)
-    if same_as:
+    if isinstance(same_as, str) and same_as:  # a source's same_as names other volumes
         kind, _, target_id = same_as.partition(":")
         target = (kind, target_id)
         into.add(

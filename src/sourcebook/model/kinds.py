@@ -245,6 +245,11 @@ class Source(Entity):
         default_factory=list,
         description="Passages highlighted with Hypothesis, each also quoted in the annotation.",
     )
+    same_as: list[str] = Field(
+        default_factory=list,
+        description="The same work in other volumes of the series, as VOLUME/ID "
+        "(`vol1/sa-essay`), where no DOI or address they share shows it.",
+    )
 
 
 class Person(Entity):

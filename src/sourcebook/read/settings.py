@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from sourcebook.diagnostics import Diagnostics, Pos, did_you_mean
 from sourcebook.model.settings import Settings
@@ -29,26 +29,42 @@ def read_settings(root: Path, shown_root: str, diagnostics: Diagnostics) -> Sett
             f"{shown_root}: no {SETTINGS_FILE} here, so this is not a record "
             "(run 'sourcebook init DIR' to start one)"
         )
+    loaded = load_toml(path, shown, diagnostics)
+    if loaded is None:
+        return None
+    return validated(Settings, *loaded, shown, diagnostics)
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def load_toml(path: Path, shown: str, diagnostics: Diagnostics) -> tuple[str, Any] | None:
+    """A TOML file's text and data; None, with the problem reported, where it cannot be read."""
     try:
         text = path.read_bytes().decode("utf-8")
-        data = tomllib.loads(text)
+        return text, tomllib.loads(text)
     except UnicodeDecodeError as exc:
         diagnostics.error(Pos(shown), "R002", f"not UTF-8 text (byte {exc.start})")
-        return None
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+), column (\d+)", str(exc))
         line, col = (int(found[1]), int(found[2])) if found else (1, 1)
         message = re.sub(r"\s*\(at .*\)$", "", str(exc))
         diagnostics.error(Pos(shown, line, col), "R001", f"malformed TOML: {message}")
-        return None
+    return None
+
+
+def validated(
+    model: type[T], text: str, data: Any, shown: str, diagnostics: Diagnostics
+) -> T | None:
+    """`data` as `model`; None, with each problem reported at its line, where it is not one."""
     try:
-        return Settings.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         for error in exc.errors():
-            loc = [str(p) for p in error["loc"]]
+            loc = [str(p) for p in error["loc"] if not isinstance(p, int)]
             pos = Pos(shown, _line_of(text, loc[-1]) if loc else 1, 1)
             if error["type"] == "extra_forbidden":
-                hint = did_you_mean(loc[-1], _known_keys(loc))
+                hint = did_you_mean(loc[-1], _known_keys(model, loc))
                 diagnostics.error(pos, "S002", f"unknown setting '{'.'.join(loc)}'", hint)
             elif error["type"] == "missing":
                 diagnostics.error(
@@ -69,11 +85,14 @@ def _line_of(text: str, key: str) -> int:
     return text.count("\n", 0, found.start()) + 1 if found else 1
 
 
-def _known_keys(loc: list[str]) -> list[str]:
-    model: Any = Settings
+def _known_keys(top: type[BaseModel], loc: list[str]) -> list[str]:
+    model: Any = top
     for part in loc[:-1]:
         field = model.model_fields.get(part)
-        if field is None or not isinstance(field.annotation, type):
+        annotation = field.annotation if field is not None else None
+        inner = getattr(annotation, "__args__", None)  # list[Model]: the model of its items
+        annotation = inner[0] if inner and not isinstance(annotation, type) else annotation
+        if not isinstance(annotation, type):
             return []
-        model = field.annotation
+        model = annotation
     return list(getattr(model, "model_fields", {}))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from sourcebook.publish.site.render import (
     static_files,
     write_pages,
 )
+from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.swap import SwapError, staged
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.vega import ChartRenderError
@@ -100,6 +101,8 @@ class _Prepared:
     view: SiteView
     pages: list[Page]
     jobs: int
+    copies: dict[str, Path] = field(default_factory=dict)
+    """Static and release files: where each goes in the site, and where it comes from."""
 
 
 class SiteBuild:
@@ -111,10 +114,17 @@ class SiteBuild:
     block stops any worker still running. Without `begin`, `finish` does it all.
     """
 
-    def __init__(self, jobs: int | None = None, notify_url: str | None = None):
+    def __init__(
+        self,
+        jobs: int | None = None,
+        notify_url: str | None = None,
+        series: InSeries | None = None,
+    ):
         self._jobs = jobs
         self._notify_url = notify_url
         """Where the sign-up form posts, instead of `[notify] url` (`serve`'s own service)."""
+        self._series = series
+        """The volume's place in a house's site, where it is built as one."""
         self._prepared: _Prepared | None = None
         self._error: BuildError | None = None
         self._prose: ProseWorkers | None = None
@@ -127,16 +137,19 @@ class SiteBuild:
             self._prose.cancel()
 
     def begin(self, record: Record, graph: Graph) -> None:
-        try:
-            prepared = self._prepared = _prepare(record, graph, self._jobs, self._notify_url)
-        except BuildError as exc:
-            self._error = exc  # told by `finish`, after what check found
-            return
-        if prepared.jobs > 1:
+        self._prepare(record, graph)
+        prepared = self._prepared
+        if prepared is not None and prepared.jobs > 1:
             try:
                 self._prose = ProseWorkers(prepared.view, prepared.jobs)
             except RenderError as exc:
                 self._error = BuildError(str(exc))
+
+    def _prepare(self, record: Record, graph: Graph) -> None:
+        try:
+            self._prepared = _prepare(record, graph, self._jobs, self._notify_url, self._series)
+        except BuildError as exc:
+            self._error = exc  # told by `finish`, after what check found
 
     def finish(
         self,
@@ -147,15 +160,42 @@ class SiteBuild:
         derived: Derived | None = None,
     ) -> Built:
         started = time.perf_counter()
+        files = self.files(checked)
+        try:
+            with staged(Path(out_dir), files) as staging:
+                pages = self.write(checked, staging, progress=progress, derived=derived)
+        except SwapError as exc:
+            raise BuildError(str(exc)) from None
+        assert self._prepared is not None
+        return Built(Path(out_dir), pages, time.perf_counter() - started, self._prepared.jobs)
+
+    def files(self, checked: Checked) -> set[str]:
+        """Every file the site will hold, relative to its folder; the pages prepared."""
         if not checked.ok or checked.record is None:
             raise BuildError("the record has errors: run 'sourcebook check' to see them")
         if self._prepared is None and self._error is None:
-            self.begin(checked.record, checked.graph)
+            self._prepare(checked.record, checked.graph)  # the prose is rendered as pages are
         if self._error is not None:
             raise self._error
         site = self._prepared
         assert site is not None and site.record is checked.record
-        pages, urls, view, done = site.pages, site.urls, site.view, 0
+        site.copies = static_files(site.record.root, site.urls)
+        releases = Urls.file_for(site.urls.section("data")).removesuffix(".html")
+        site.copies |= {f"{releases}/{p}": at for p, at in release_files(site.releases).items()}
+        return {*site.copies, *(Urls.file_for(page.url) for page in site.pages)}
+
+    def write(
+        self,
+        checked: Checked,
+        staging: Path,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        derived: Derived | None = None,
+    ) -> int:
+        """Write the site's files (see `files`) into `staging`; the number of pages."""
+        site = self._prepared
+        assert site is not None
+        pages, view, done = site.pages, site.view, 0
 
         def derive() -> None:
             try:
@@ -171,31 +211,38 @@ class SiteBuild:
             if progress is not None:
                 progress(done, len(pages))
 
-        releases = Urls.file_for(urls.section("data")).removesuffix(".html")
-        copies = static_files(site.record.root, urls)
-        copies |= {f"{releases}/{path}": at for path, at in release_files(site.releases).items()}
-        files = {*copies, *(Urls.file_for(page.url) for page in pages)}
         try:
-            with staged(Path(out_dir), files) as staging:
-                copy_files(copies, staging)
-                assert view.env is not None
-                writer = Writer(view.env, view, staging, FILE_WRITERS)
-                write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)
-        except (SwapError, RenderError) as exc:
+            copy_files(site.copies, staging)
+            assert view.env is not None
+            writer = Writer(view.env, view, staging, FILE_WRITERS)
+            write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)
+        except RenderError as exc:
             raise BuildError(str(exc)) from None
-        return Built(Path(out_dir), len(pages), time.perf_counter() - started, site.jobs)
+        return len(pages)
+
+    @property
+    def view(self) -> SiteView:
+        """The prepared site's view: what its templates ask, for pages beyond its own."""
+        assert self._prepared is not None
+        return self._prepared.view
 
 
 def _prepare(
-    record: Record, graph: Graph, jobs: int | None, notify_url: str | None = None
+    record: Record,
+    graph: Graph,
+    jobs: int | None,
+    notify_url: str | None = None,
+    series: InSeries | None = None,
 ) -> _Prepared:
     urls = Urls(record.settings.site)
     try:
         releases = read_releases(record.root)
     except ReleaseReadError as exc:
         raise BuildError(str(exc)) from None
-    nav = navigation(record, urls, releases)
+    series = series or InSeries.alone(record.settings.site.series_corrections_url)
+    nav = navigation(record, urls, releases, series.url)
     view = SiteView(record, graph, urls, nav, releases=releases)
+    view.series = series
     pages = with_twins(site_pages(record, urls, releases), urls.base)
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
@@ -223,6 +270,7 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "book_url": safe(site.book_url),
         "about_url": safe(site.book_url.split("#", 1)[0]),
         "notify_url": safe(site.notify_url),
+        "series_url": view.series.url,
     }
 
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sourcebook.link.backlinks import sort_key
-from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity, day_start
 from sourcebook.model.kinds import Category, Correction, Source
 from sourcebook.model.person_names import name_parts
@@ -88,7 +87,9 @@ class NavItem:
     """How many entities the page lists; 0 for a page that is not a list of them."""
 
 
-def navigation(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> list[NavItem]:
+def navigation(
+    record: Record, urls: Urls, releases: Sequence[Release] = (), series_url: str = ""
+) -> list[NavItem]:
     """The navigation's links, to pages that exist; the series' page where there is one."""
     present = set(sections(record, releases))
     out = []
@@ -96,9 +97,8 @@ def navigation(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> 
         if name not in present:
             continue
         url = urls.section(name) if name in SECTIONS else ""
-        series = record.settings.site.series_corrections_url
-        if name == "source-corrections" and series and safe_link(series):
-            url = series
+        if name == "source-corrections" and series_url:
+            url = series_url
         if name == "scenarios":
             out += [
                 NavItem(scenario_label(s.title), urls.entity(s), 0) for s in _scenario_list(record)

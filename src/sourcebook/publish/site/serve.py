@@ -64,24 +64,29 @@ class LiveSite:
 
     def rebuild(self) -> None:
         """Check and build; on errors keep them, and the pages will show them."""
-        from sourcebook.pipeline import check
-
         with self._building:
             errors: list[Diagnostic] = []
             failure = ""
             try:
-                checked = check(self.root)
-                if checked.record is not None:
-                    self.base_path = normalize_base_path(checked.record.settings.site.base_path)
-                errors = checked.diagnostics.errors
-                if not errors:
-                    build_site(checked, self.site, jobs=1, notify_url=self.notify_url)
+                errors = self.check_and_build()
             except Exception:  # a broken template or record file must not stop the server
                 failure = traceback.format_exc(limit=8)
             with self._changed:
                 self.errors, self.failure = errors, failure
                 self.version += 1
                 self._changed.notify_all()
+
+    def check_and_build(self) -> list[Diagnostic]:
+        """Check the record and, where it has no error, build its site; the errors."""
+        from sourcebook.pipeline import check
+
+        checked = check(self.root)
+        if checked.record is not None:
+            self.base_path = normalize_base_path(checked.record.settings.site.base_path)
+        errors = checked.diagnostics.errors
+        if not errors:
+            build_site(checked, self.site, jobs=1, notify_url=self.notify_url)
+        return errors
 
     def wait(self, version: int, timeout: float = WAIT_SECONDS) -> int:
         """Block until the version differs from `version` (or time runs out)."""

@@ -43,6 +43,7 @@ from sourcebook.publish.site.feeds import FEEDS, Feed
 from sourcebook.publish.site.pages import NavItem
 from sourcebook.publish.site.prose import ProseRenderer, Rendered
 from sourcebook.publish.site.releases import Release, entity_tables
+from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.wording import day, number, sentence_case
 
@@ -105,6 +106,8 @@ class SiteView:
         self._papers: dict[str, Any] = {}
         self.env: Environment | None = None
         """The templates, for fragments; set by the build once it has made them."""
+        self.series = InSeries("")
+        """The volume's place in its series (a house's site), set by the build."""
 
     def use_derived(self, derived: Derived) -> None:
         """What derive computed, for the pages that show it; no prose depends on it. The

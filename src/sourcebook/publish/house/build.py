@@ -1,0 +1,182 @@
+"""build_house: every volume of a checked house under its base path, and the house's own
+pages, in one site swapped in whole."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from sourcebook.check.house import volume_name
+from sourcebook.pipeline import CheckedHouse
+from sourcebook.publish.house.series import CORRECTIONS_URL, HouseView, SeriesCorrections
+from sourcebook.publish.site.build import BuildError, Built, SiteBuild
+from sourcebook.publish.site.feeds import timestamp
+from sourcebook.publish.site.render import STATIC, template_errors
+from sourcebook.publish.site.swap import SwapError, staged, write_file
+from sourcebook.publish.site.wording import day
+
+HERE = Path(__file__).parent
+FEED_URL = "/corrections.atom"
+HOME_API = "/api/index.json"
+CORRECTIONS_API = "/api/corrections.json"
+
+
+def build_house(
+    checked: CheckedHouse,
+    out_dir: Path | str,
+    *,
+    jobs: int | None = None,
+    notify_urls: dict[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Built:
+    """Write the site of the house into `out_dir`: each volume as `build_site` writes it,
+    under its own base path, and the house's pages at the root. A house with errors in any
+    volume is never built; the site is swapped in only once it is whole."""
+    if not checked.ok or checked.house is None:
+        raise BuildError("the house has errors: run 'sourcebook check' on it to see them")
+    started = time.perf_counter()
+    series = SeriesCorrections.gather(checked)
+    volumes = [(volume_name(one.record), one) for _, one in checked.volumes if one.record]
+    total = done = 0
+    with ExitStack() as stack:
+        builds = []
+        files = set(HOUSE_FILES)
+        for name, one in volumes:
+            notify = (notify_urls or {}).get(name)
+            site = stack.enter_context(SiteBuild(jobs, notify, series.in_series(name)))
+            files |= site.files(one)
+            builds.append((site, one))
+        views = {name: site.view for (name, _), (site, _) in zip(volumes, builds, strict=True)}
+        house = HousePages(checked, series, views)
+        files |= house.files()
+        try:
+            with staged(Path(out_dir), files) as staging:
+                for site, one in builds:
+                    done += site.write(one, staging, progress=_offset(progress, done))
+                total = done + house.write(staging)
+        except SwapError as exc:
+            raise BuildError(str(exc)) from None
+    return Built(Path(out_dir), total, time.perf_counter() - started, jobs or 1)
+
+
+def _offset(
+    progress: Callable[[int, int], None] | None, before: int
+) -> Callable[[int, int], None] | None:
+    if progress is None:
+        return None
+    return lambda done, total: progress(before + done, before + total)
+
+
+HOUSE_FILES = {
+    "index.html",
+    "corrections.html",
+    "404.html",
+    "static/site.css",
+    "static/print.css",
+    "static/house.css",
+    "static/house.js",
+    HOME_API.lstrip("/"),
+    CORRECTIONS_API.lstrip("/"),
+}
+
+
+class HousePages:
+    """The house's front page, its "Where its sources were wrong", their JSON twins, the
+    feed, the not-found page and their static files."""
+
+    def __init__(self, checked: CheckedHouse, series: SeriesCorrections, views: dict[str, Any]):
+        assert checked.house is not None
+        self.house = checked.house.info
+        self.series = series
+        self.view = HouseView(series, views)
+        self.origin = self.house.base_url.rstrip("/")
+        self.env = Environment(
+            loader=FileSystemLoader(HERE / "templates"),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.globals.update(
+            house=self.house,
+            books=series.books,
+            parts=series.parts,
+            logged=series.logged,
+            hv=self.view,
+            day=day,
+            timestamp=timestamp,
+            feed_url=FEED_URL if self.origin else "",
+        )
+
+    def files(self) -> set[str]:
+        return {FEED_URL.lstrip("/")} if self.origin else set()
+
+    def write(self, out: Path) -> int:
+        """Write every page and file into `out`; the number of pages."""
+        (out / "static").mkdir(parents=True, exist_ok=True)
+        (out / "api").mkdir(parents=True, exist_ok=True)
+        for name in ("site.css", "print.css"):
+            write_file(out / "static" / name, (STATIC / name).read_bytes())
+        for name in ("house.css", "house.js"):
+            write_file(out / "static" / name, (HERE / "static" / name).read_bytes())
+        pages = [
+            ("index.html", "house_home.html", "/", HOME_API),
+            ("corrections.html", "house_corrections.html", CORRECTIONS_URL, CORRECTIONS_API),
+            ("404.html", "house_404.html", "/404.html", None),
+        ]
+        for file, template, url, api in pages:
+            context = {"current": url, "canonical": self.origin + url}
+            if api:
+                context["api"] = api
+            write_file(out / file, self._render(template, context))
+        write_file(out / HOME_API.lstrip("/"), _json(self._home_json()))
+        write_file(out / CORRECTIONS_API.lstrip("/"), _json(self.view.as_json(self.origin)))
+        if self.origin:
+            updated = timestamp(self.series.logged[0].date) if self.series.logged else None
+            context = {
+                "origin": self.origin,
+                "page_url": FEED_URL,
+                "feed_path": FEED_URL,
+                "updated": updated
+                or timestamp(max(b.record.settings.book.closes for b in self.series.books)),
+            }
+            write_file(out / FEED_URL.lstrip("/"), self._render("house_feed.atom", context))
+        return len(pages) + 2 + bool(self.origin)
+
+    def _render(self, template: str, context: dict[str, Any]) -> bytes:
+        with template_errors(f"while rendering the house's {template}"):
+            return self.env.get_template(template).render(**context).encode("utf-8")
+
+    def _home_json(self) -> dict[str, Any]:
+        return {
+            "house": self.house.name,
+            "series": self.house.series,
+            "corrections": CORRECTIONS_URL,
+            "volumes": [
+                {
+                    "book": book.name,
+                    "title": book.record.settings.book.title,
+                    "subtitle": book.record.settings.book.subtitle,
+                    "author": book.record.settings.book.author,
+                    "volume": book.record.settings.book.volume,
+                    "closes": book.record.settings.book.closes.isoformat(),
+                    "url": book.url,
+                    "counts": {kind: len(book.record.entities[kind]) for kind in _kinds(book)},
+                }
+                for book in self.series.books
+            ],
+        }
+
+
+def _kinds(book: Any) -> list[str]:
+    return sorted(kind for kind, found in book.record.entities.items() if found)
+
+
+def _json(data: Any) -> bytes:
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
