@@ -157,10 +157,11 @@ def decompressed(raw: bytes, encoding: str | None, budget: Budget, url: object) 
         if coding in ("gzip", "x-gzip"):
             body = _inflate(body, 16 + zlib.MAX_WBITS, budget, url, coding)
         elif coding == "deflate":
-            try:
-                body = _inflate(body, zlib.MAX_WBITS, budget, url, coding)
-            except CaptureError:
-                body = _inflate(body, -zlib.MAX_WBITS, budget, url, coding)
+            # HTTP's deflate is zlib's format; some servers send the bare stream.
+            wrapped = len(body) > 1 and body[0] & 0x0F == 8 and (body[0] << 8 | body[1]) % 31 == 0
+            body = _inflate(
+                body, zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS, budget, url, coding
+            )
         else:
             raise CaptureError(
                 f"{url}: the server sent a body in '{coding}', which was not asked for"

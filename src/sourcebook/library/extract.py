@@ -9,6 +9,7 @@ PDF library raises is a one-line refusal, never a traceback.
 from __future__ import annotations
 
 import io
+import logging
 import mimetypes
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from sourcebook.library.items import ItemKind
 from sourcebook.library.markup import MAX_HTML_CHARS, bounded
 from sourcebook.library.refusal import UNREADABLE, Refused
 
+_QUIET = logging.NullHandler()
 PAGE_BREAK = "\f"
 """Separates a PDF's pages in an item's text, so that a quote's page can be told."""
 
@@ -147,6 +149,9 @@ def pdf_text(data: bytes) -> Extracted:
     """Each page's text, in page order, separated by form feeds."""
     from pypdf import PdfReader
     from pypdf.errors import LimitReachedError
+
+    # pypdf logs what it repairs; with no handler Python would print it as a second line.
+    logging.getLogger("pypdf").addHandler(_QUIET)
 
     try:
         reader = PdfReader(io.BytesIO(data))
