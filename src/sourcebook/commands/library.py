@@ -98,7 +98,7 @@ def add(
             record,
             target,
             Details(
-                kind=ItemKind(kind) if kind else None,
+                kind=ItemKind(str(kind)) if kind else None,
                 budget=budget,
                 fill=fill,
                 **details,  # type: ignore[arg-type]
