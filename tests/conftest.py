@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["notify_fixtures"]
+pytest_plugins = ["notify_fixtures", "library_server"]
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED = REPO / "examples" / "compute-race"

@@ -9,7 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from conftest import REPO
 
-from sourcebook.library.intake import Details, IntakeError, take_in
+from sourcebook.library.intake import Details, take_in
+from sourcebook.library.refusal import Refused
 
 PAGE = (REPO / "tests" / "corpus" / "library" / "article.html").read_bytes()
 
@@ -84,6 +85,6 @@ def test_the_same_page_captured_again_is_the_same_item(server, record) -> None:
 
 
 def test_a_missing_page_is_refused(server, record) -> None:
-    with pytest.raises(IntakeError, match="answered 404"):
+    with pytest.raises(Refused, match="answered 404"):
         take_in(record, f"{server}/gone", Details(), None)
     assert not (record / "library" / "S1.yaml").exists()

@@ -13,9 +13,10 @@ from conftest import BUNDLED
 
 from sourcebook.cli import main
 from sourcebook.diagnostics import Diagnostics
-from sourcebook.library.intake import Details, IntakeError, take_in
+from sourcebook.library.intake import Details, take_in
 from sourcebook.library.items import ItemKind
 from sourcebook.library.read import read_library
+from sourcebook.library.refusal import Refused
 
 SOURCE = """\
 ---
@@ -93,7 +94,7 @@ def test_source_names_its_item(record, tmp_path) -> None:
 def test_unknown_source_is_refused_before_anything_is_added(record, tmp_path) -> None:
     page = tmp_path / "page.txt"
     page.write_text("words", encoding="utf-8")
-    with pytest.raises(IntakeError, match="no source 'nope'"):
+    with pytest.raises(Refused, match="no source 'nope'"):
         add(record, page, source="nope")
     assert not (record / "library").exists()
 
@@ -115,7 +116,7 @@ def test_capture_file_holds_its_bytes_and_the_text_after_its_header(record, tmp_
 def test_capture_file_without_header_is_refused(record, tmp_path) -> None:
     capture = tmp_path / "story.txt"
     capture.write_text("No header here.\n\nJust text.\n", encoding="utf-8")
-    with pytest.raises(IntakeError, match="no capture header"):
+    with pytest.raises(Refused, match="no capture header"):
         add(record, capture, capture_file=True)
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from sourcebook.commands.common import OUTPUT, fail
 
 if TYPE_CHECKING:
+    from sourcebook.interchange.page import Offer
     from sourcebook.library.report import QuoteReport
 
 RECORD_OPTION = click.option(
@@ -44,7 +46,7 @@ def library() -> None:
 @click.option("--holds", help="How much of the original the copy holds.")
 @click.option(
     "--transcription",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    type=click.Path(dir_okay=False, path_type=Path),
     help="An image's transcription, written by hand: the image is read as an image.",
 )
 @click.option(
@@ -52,26 +54,116 @@ def library() -> None:
     is_flag=True,
     help="The file starts with a url:/date: header; hold the text after it.",
 )
-def add(target: str, record: Path, source: str | None, **details: object) -> None:
+@click.option(
+    "--timeout",
+    type=str,
+    default="60",
+    show_default=True,
+    help="Seconds a URL's whole download may take, however slowly the server sends.",
+)
+@click.option(
+    "--max-bytes",
+    type=str,
+    default=str(64 * 1024 * 1024),
+    show_default=True,
+    help="Bytes a URL's body may hold, on the wire and again once decompressed.",
+)
+@click.option(
+    "--fill/--no-fill",
+    default=True,
+    help="With --source and a web page: fill the source's empty fields from the page's "
+    "metadata (--no-fill only shows what it would fill).",
+)
+def add(
+    target: str,
+    record: Path,
+    source: str | None,
+    timeout: str,
+    max_bytes: str,
+    fill: bool,
+    **details: object,
+) -> None:
     """Add TARGET, a file or an http(s) URL, to the Library; the same bytes give the same item."""
-    from sourcebook.library.intake import Details, IntakeError, take_in
+    from sourcebook.library.capture import Budget
+    from sourcebook.library.intake import Details, take_in
     from sourcebook.library.items import ItemKind
+    from sourcebook.library.refusal import BAD_OPTION, TOO_LARGE, Refused
 
     kind = details.pop("kind")
     try:
+        budget = Budget(
+            seconds=_number("--timeout", timeout), max_bytes=_whole("--max-bytes", max_bytes)
+        )
         intake = take_in(
             record,
             target,
-            Details(kind=ItemKind(kind) if kind else None, **details),  # type: ignore[arg-type]
+            Details(
+                kind=ItemKind(str(kind)) if kind else None,
+                budget=budget,
+                fill=fill,
+                **details,  # type: ignore[arg-type]
+            ),
             source,
         )
-    except IntakeError as exc:
-        fail(str(exc))
+    except Refused as exc:
+        refuse(exc.code, str(exc))
+    except ValueError as exc:
+        refuse(BAD_OPTION, str(exc))
+    except MemoryError:
+        refuse(TOO_LARGE, f"{target}: more memory than there is was needed to read it")
     item = intake.item
     state = "added" if intake.new else "already held"
     click.echo(f"{item.shelf} {state}: {item.kind.value}, {item.file}, captured {item.captured}")
     if intake.attached:
         click.echo(f"{item.shelf} named in the library of source '{source}'")
+    if intake.offer is not None:
+        print_offer(intake.offer, written=fill)
+
+
+USAGE_CODES = frozenset({"Q106", "Q107", "Q108"})
+"""Refusals of what was asked, not of the original: exit 2, as for a usage error."""
+
+
+def refuse(code: str, message: str) -> NoReturn:
+    """One line, `error CODE message`; exit 1 for an original refused, 2 for a command
+    that cannot be carried out as given."""
+    click.echo(f"error {code} {' '.join(message.split())}", err=True)
+    sys.exit(2 if code in USAGE_CODES else 1)
+
+
+def _number(option: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{option} '{text}' is not a number of seconds") from None
+    return value
+
+
+def _whole(option: str, text: str) -> int:
+    if not text.strip().isdigit() or len(text.strip()) > 12:
+        raise ValueError(f"{option} '{text}' is not a whole number of bytes")
+    return int(text)
+
+
+def print_offer(made: Offer, written: bool) -> None:
+    """What the page's metadata filled in the source, and what it says that the source
+    says otherwise (kept as the author wrote it)."""
+    shown = made.path.as_posix()
+    if made.filled:
+        verb = "filled" if written else "would fill (--no-fill)"
+        fields = "; ".join(f"{name}: {_value(value)}" for name, value in made.filled)
+        click.echo(f"{verb} in {shown} from the page: {fields}")
+        for new in made.new:
+            folder = "people" if new.kind == "person" else "parties"
+            click.echo(f"  {'new' if written else 'would write'} {new.kind} {folder}/{new.id}.md")
+    for name, have, said in made.kept:
+        click.echo(f"kept {name} of {shown}: {_value(have)} (the page says {_value(said)})")
+
+
+def _value(value: object) -> str:
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value)
 
 
 @library.command("list")

@@ -2,10 +2,15 @@
 
 Its modules, in the order a copy travels through them:
 
-- `capture` fetches a URL (keeping the exchange as WARC) or reads a capture file;
-- `extract` takes the text out of an original (HTML, PDF, plain text); `charset` decodes
-  a page's bytes as a browser would (HTTP charset, then <meta charset>, then detection),
-  and `metadata` reads what the page says of itself (title, authors, days);
+- `capture` fetches a URL within a budget of bytes and time (keeping the exchange as
+  WARC) or reads a capture file;
+- `claims` refuses bytes that are not what their name, media type or `--kind` says;
+  `refusal` names why `library add` refuses (Q101–Q108);
+- `extract` takes the text out of an original (HTML, PDF, plain text); `markup` bounds
+  a page's nesting before it is parsed; `charset` decodes a page's bytes as a browser
+  would (HTTP charset, then <meta charset>, then detection), and `metadata` reads what
+  the page says of itself (title, authors, days), which `interchange.page` offers to
+  the source;
 - `store` puts it on a shelf, `attach` names the shelf in a source, `intake` does both
   for `sourcebook library add`;
 - `items` is the model (an `Item`, the `Library`), `read` reads library/ into it;

@@ -8,17 +8,23 @@ from pathlib import Path
 import yaml
 
 from sourcebook.library.files import write_atomic
+from sourcebook.library.refusal import NO_SUCH_RECORD_OR_SOURCE, Refused
 
 _FIELD = re.compile(r"^library:[ \t]*(.*)$", re.M)
 _BLOCK_ITEM = re.compile(r"^([ \t]*)-[ \t]+\S.*$")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-class AttachError(Exception):
+class AttachError(Refused):
     """A source file whose `library:` field cannot be edited; one line for a person."""
+
+    code = NO_SUCH_RECORD_OR_SOURCE
 
 
 def source_file(root: Path, source_id: str) -> Path | None:
     folder = root / "sources"
+    if not _ID.match(source_id):
+        return None
     found = sorted(folder.rglob(f"{source_id}.md")) if folder.is_dir() else []
     return found[0] if found else None
 

@@ -1,16 +1,24 @@
 """Take the text out of an original: HTML's main text, a PDF's pages, plain text.
 
-An image has no text to take: its transcription is written by hand.
+An image has no text to take: its transcription is written by hand. An original is
+untrusted: its bytes must be what its name, media type or `--kind` says (`claims`),
+an HTML page is parsed only up to a bounded nesting depth (`markup`), and anything a
+PDF library raises is a one-line refusal, never a traceback.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import mimetypes
 from dataclasses import dataclass
 
+from sourcebook.library.charset import decode_page, http_charset
 from sourcebook.library.items import ItemKind
+from sourcebook.library.markup import MAX_HTML_CHARS, bounded
+from sourcebook.library.refusal import UNREADABLE, Refused
 
+_QUIET = logging.NullHandler()
 PAGE_BREAK = "\f"
 """Separates a PDF's pages in an item's text, so that a quote's page can be told."""
 
@@ -23,8 +31,10 @@ _BLOCKS = frozenset(
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".tif", ".tiff", ".svg")
 
 
-class ExtractError(Exception):
+class ExtractError(Refused):
     """An original whose text cannot be taken out; the message is one line for a person."""
+
+    code = UNREADABLE
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,7 @@ class Extracted:
     text: str
     title: str | None = None
     pages: int | None = None
+    published: str | None = None
 
 
 def guess_kind(name: str, media_type: str | None, head: bytes) -> ItemKind:
@@ -62,12 +73,17 @@ def media_type_of(name: str, kind: ItemKind, given: str | None) -> str:
     return guessed or defaults[kind]
 
 
-def extract(kind: ItemKind, data: bytes) -> Extracted:
+def extract(kind: ItemKind, data: bytes, content_type: str | None = None) -> Extracted:
+    """The text of an original; `content_type` is the media type it was served with,
+    whose charset comes first in decoding it."""
     if kind is ItemKind.HTML:
-        return html_text(data)
+        return html_text(data, content_type)
     if kind is ItemKind.PDF:
         return pdf_text(data)
     if kind is ItemKind.TEXT:
+        if http_charset(content_type):
+            text = decode_page(data, content_type).text
+            return Extracted(text.replace("\r\n", "\n").replace("\r", "\n"))
         return Extracted(decode(data))
     return Extracted("")
 
@@ -81,12 +97,21 @@ def decode(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def html_text(data: bytes) -> Extracted:
+def html_text(data: bytes, content_type: str | None = None) -> Extracted:
     """The main text of a page: its article or main element where it has one, else its body,
-    without scripts, navigation, headers, footers and forms; one line per block."""
+    without scripts, navigation, headers, footers and forms; one line per block.
+
+    The page is decoded as a browser would (HTTP charset, <meta charset>, detection),
+    and its nesting flattened past a bounded depth before it is parsed."""
     from selectolax.lexbor import LexborHTMLParser
 
-    tree = LexborHTMLParser(decode(data))
+    html = decode_page(data, content_type).text
+    if len(html) > MAX_HTML_CHARS:
+        raise ExtractError(
+            f"the page holds {len(html):,} characters, more than the {MAX_HTML_CHARS:,} "
+            "that are parsed"
+        )
+    tree = LexborHTMLParser(bounded(html))
     title_node = tree.css_first("title")
     title = " ".join(title_node.text().split()) if title_node else None
     for node in tree.css(_BOILERPLATE):
@@ -123,12 +148,31 @@ def _block_text(root) -> str:  # type: ignore[no-untyped-def]
 def pdf_text(data: bytes) -> Extracted:
     """Each page's text, in page order, separated by form feeds."""
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError
+
+    # pypdf logs what it repairs; with no handler Python would print it as a second line.
+    logging.getLogger("pypdf").addHandler(_QUIET)
 
     try:
         reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise ExtractError("the PDF is encrypted: add a copy that is not")
+        for page in reader.pages:
+            # Decoded here, where pypdf's limits raise; extract_text would log the error
+            # and give no text. pypdf keeps the decoded stream for extract_text.
+            contents = page.get_contents()
+            if contents is not None:
+                contents.get_data()
         pages = [(page.extract_text() or "").replace(PAGE_BREAK, " ") for page in reader.pages]
         title = reader.metadata.title if reader.metadata else None
-    except (PdfReadError, ValueError, KeyError, TypeError) as exc:
-        raise ExtractError(f"the PDF cannot be read: {exc}") from None
-    return Extracted(PAGE_BREAK.join(pages), title or None, len(pages) or None)
+    except ExtractError:
+        raise
+    except LimitReachedError as exc:
+        raise ExtractError(
+            f"the PDF passes pypdf's limits (a decompression bomb?): {exc}"
+        ) from None
+    except MemoryError:
+        raise ExtractError("the PDF needs more memory than there is to read it") from None
+    except Exception as exc:  # noqa: BLE001 - pypdf raises many kinds on a damaged file
+        raise ExtractError(f"the PDF cannot be read: {type(exc).__name__}: {exc}") from None
+    return Extracted(PAGE_BREAK.join(pages), str(title) if title else None, len(pages) or None)

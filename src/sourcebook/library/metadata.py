@@ -7,6 +7,7 @@ htmldate its days, from the page's bytes as decoded by `charset`. A pure piece, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sourcebook.library.charset import decode_page
@@ -27,12 +28,18 @@ class PageMetadata:
 
 
 def page_metadata(
-    data: bytes, url: str | None = None, content_type: str | None = None
+    data: bytes,
+    url: str | None = None,
+    content_type: str | None = None,
+    prepare: Callable[[str], str] | None = None,
 ) -> PageMetadata:
-    """The metadata of the page whose bytes are `data`, fetched from `url`."""
+    """The metadata of the page whose bytes are `data`, fetched from `url`; `prepare`,
+    if given, makes the decoded page safe to parse first (bounds its nesting)."""
     from trafilatura import extract_metadata
 
     html = decode_page(data, content_type).text
+    if prepare is not None:
+        html = prepare(html)
     found = extract_metadata(html, default_url=url)
     if found is None:
         return PageMetadata(published=_day(html, url, original=True))

@@ -13,7 +13,7 @@ import yaml
 from pydantic import ValidationError
 
 from sourcebook.diagnostics import Diagnostics, Pos
-from sourcebook.library.files import write_atomic
+from sourcebook.library.files import is_partial, partial_files, write_atomic
 from sourcebook.library.items import SHELF_PATTERN, Item, Library
 from sourcebook.read.frontmatter import FrontMatterError, within_budget
 from sourcebook.read.paths import Confined
@@ -35,7 +35,8 @@ def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Libra
     kept = state_folder(root, "library")
     parsed = _ParsedCache(kept / "items-v1.json" if kept else None)
     confined = Confined(root)
-    for entry in _metadata_files(library.folder):
+    metadata = _metadata_files(library.folder)
+    for entry in metadata:
         if not _inside(confined, entry.path, library, diagnostics):
             continue
         item = _read_item(entry, library, parsed, diagnostics)
@@ -46,7 +47,35 @@ def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Libra
         if item is not None:
             library.items[item.shelf] = item
     parsed.save()
+    _report_leftovers(library, len(library.items) == len(metadata), diagnostics)
     return library
+
+
+def _report_leftovers(library: Library, complete: bool, diagnostics: Diagnostics) -> None:
+    """Warn of partial files a killed `library add` left, and, where every item was read
+    (so that none is unknown), of originals in objects/ that no item holds."""
+    for path in partial_files(library.folder):
+        diagnostics.warning(
+            Pos(library.shown_path(path.relative_to(library.folder).as_posix())),
+            "Q010",
+            "a partial file left by a killed 'library add'",
+            "the next 'sourcebook library add' removes it, or delete it",
+        )
+    objects = library.folder / "objects"
+    if not complete or not objects.is_dir() or objects.is_symlink():
+        return
+    held = {item.sha256 for item in library}
+    for group in sorted(os.scandir(objects), key=lambda e: e.name):
+        if not group.is_dir(follow_symlinks=False):
+            continue
+        for entry in sorted(os.scandir(group.path), key=lambda e: e.name):
+            if entry.name not in held and not is_partial(entry.name):
+                diagnostics.warning(
+                    Pos(library.shown_path(f"objects/{group.name}/{entry.name}")),
+                    "Q010",
+                    "an original that no library item holds",
+                    "delete it, or add it again with sourcebook library add",
+                )
 
 
 def _inside(confined: Confined, path: str, library: Library, diagnostics: Diagnostics) -> bool:

@@ -2,7 +2,10 @@
 
 Adding the same bytes again gives back the item that holds them. Two processes may add
 at once: the folder is locked while a shelf is chosen and written, and every file is
-written whole to a temporary name first, then renamed into place.
+written whole to a temporary name first, then renamed into place. The text is taken
+out before anything is written, so that an original refused leaves nothing behind; and
+partial files that a killed process left in library/ are swept while the lock is held
+(no other process can be writing one then).
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ import yaml
 
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.library.extract import Extracted, extract, guess_kind, media_type_of
-from sourcebook.library.files import write_atomic
+from sourcebook.library.files import partial_files, write_atomic
 from sourcebook.library.items import Item, ItemKind, Library, shelf_number
 from sourcebook.library.read import FOLDER, read_library
+from sourcebook.library.refusal import NO_TRANSCRIPTION, Refused
 from sourcebook.read.state import state_folder
 
 
@@ -49,17 +53,30 @@ class Original:
 def add_original(root: Path, original: Original) -> tuple[Item, bool]:
     """Add an original to the Library of the record at `root`: (item, whether it is new)."""
     folder = root / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
     sha256 = hashlib.sha256(original.data).hexdigest()
+    if folder.is_dir():
+        held = read_library(root, FOLDER, Diagnostics()).by_sha256(sha256)
+        if held is not None:
+            return held, False
+    kind = original.kind or guess_kind(original.name, original.media_type, original.data[:1024])
+    if kind is ItemKind.IMAGE and original.text is None:
+        raise Refused(
+            f"{original.name}: an image is quoted from its transcription: "
+            "give --transcription FILE, its words written out by hand",
+            NO_TRANSCRIPTION,
+        )
+    extracted = (
+        Extracted(original.text)
+        if original.text is not None
+        else extract(kind, original.data, original.media_type)
+    )
+    folder.mkdir(parents=True, exist_ok=True)
     with _locked(state_folder(root, "library")):
+        sweep_partials(folder)
         library = read_library(root, FOLDER, Diagnostics())
         held = library.by_sha256(sha256)
         if held is not None:
             return held, False
-        kind = original.kind or guess_kind(original.name, original.media_type, original.data[:1024])
-        extracted = (
-            Extracted(original.text) if original.text is not None else extract(kind, original.data)
-        )
         shelf = next_shelf(library)
         item = _item(shelf, sha256, kind, original, extracted)
         write_atomic(library.object_path(sha256), original.data)
@@ -82,7 +99,7 @@ def _item(
         size=len(original.data),
         url=original.url,
         title=original.title or extracted.title,
-        published=original.published,
+        published=original.published or extracted.published,
         captured=original.captured,
         how=original.how,
         by=original.by or _who(),
@@ -90,6 +107,16 @@ def _item(
         pages=extracted.pages,
         warc=f"{shelf}.warc.gz" if original.warc is not None else None,
     )
+
+
+def sweep_partials(folder: Path) -> list[Path]:
+    """Remove the partial files a killed `library add` left in `folder`; call it only
+    while holding the Library's lock."""
+    swept = partial_files(folder)
+    for path in swept:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    return swept
 
 
 def next_shelf(library: Library) -> str:
