@@ -145,7 +145,7 @@ class SiteBuild:
             if progress is not None:
                 progress(done, len(pages))
 
-        releases = Urls.file_for(urls.section("data")).removesuffix(".html")
+        releases = Urls.file_for(urls.section("data")).removesuffix("/index.html")
         copies = static_files(site.record.root, urls)
         copies |= {f"{releases}/{path}": at for path, at in release_files(site.releases).items()}
         files = {*copies, *(Urls.file_for(page.url) for page in pages)}
