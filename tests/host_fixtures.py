@@ -58,10 +58,15 @@ class Running:
 
 
 @contextmanager
-def process(args: Sequence[str], cwd: Path | None = None, ready: str = r"") -> Iterator[Running]:
+def process(
+    args: Sequence[str],
+    cwd: Path | None = None,
+    ready: str = r"",
+    env: dict[str, str] | None = None,
+) -> Iterator[Running]:
     """Run `args` until the block ends (then SIGTERM), once it prints a line matching
     `ready`; its output is read all along, so that it never blocks writing it."""
-    env = {**os.environ, "PYTHONPATH": SRC, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONPATH": SRC, "PYTHONUNBUFFERED": "1", **(env or {})}
     child = subprocess.Popen(
         args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -117,9 +122,11 @@ def sourcebook_serve(record: Path, *options: str) -> Iterator[str]:
         yield origin_of(running)
 
 
-def serve_process(record: Path, *options: str) -> contextlib.AbstractContextManager[Running]:
+def serve_process(
+    record: Path, *options: str, env: dict[str, str] | None = None
+) -> contextlib.AbstractContextManager[Running]:
     args = [sys.executable, "-m", "sourcebook", "serve", str(record), "--port", "0", *options]
-    return process(args, ready=r"^Serving .* on http://")
+    return process(args, ready=r"^Serving .* on http://", env=env)
 
 
 def origin_of(running: Running) -> str:
@@ -165,7 +172,10 @@ def crawl_http(origin: str, start: str) -> tuple[set[str], list[str]]:
         problems += _other_form(origin, path, answer)
         for link in reader(answer).links:
             target = urlsplit(urljoin(answer.url, link))
-            if target.scheme not in ("http", "https") or f"{target.scheme}://{target.netloc}" != origin:
+            if (
+                target.scheme not in ("http", "https")
+                or f"{target.scheme}://{target.netloc}" != origin
+            ):
                 continue
             found = get(target.path)
             if found.status != 200:

@@ -23,14 +23,18 @@ from sourcebook.commands.common import RECORD, fail
     help="Where to write the site (default: RECORD/_site).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no warnings.")
+@click.option("--drafts", is_flag=True, help="Include the drafts, each marked as a draft.")
 @AS_OF
-def build(record: Path, out: Path | None, quiet: bool, as_of: datetime | None) -> None:
-    """Check RECORD and build its site; a record with errors is never built."""
+def build(
+    record: Path, out: Path | None, quiet: bool, drafts: bool, as_of: datetime | None
+) -> None:
+    """Check RECORD and build its site; a record with errors is never built. Drafts are
+    left out unless --drafts."""
     from sourcebook.commands.check import checked_or_exit
     from sourcebook.publish.site import BuildError, SiteBuild
 
     target = out if out is not None else record / "_site"
-    with SiteBuild() as site:
+    with SiteBuild(drafts=drafts) as site:
         # The site begins once the record is linked, while check goes on.
         checked = checked_or_exit(record, as_of.date() if as_of else None, quiet, site.begin)
         try:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
-from sourcebook.pipeline import Checked
+from sourcebook.pipeline import Checked, published
 from sourcebook.publish.release import changelog as changes
 from sourcebook.publish.release.about import About
 from sourcebook.publish.release.checksums import folder_facts, write_sums
@@ -57,7 +57,8 @@ def release(checked: Checked, root: Path | str, version: str) -> Released:
 
     Raises ReleaseError for a version that is not one, a record that did not pass check,
     or a release that already exists. The release is written into a hidden folder beside
-    its place and renamed into it whole, so that a failure leaves nothing behind.
+    its place and renamed into it whole, so that a failure leaves nothing behind. Drafts
+    are not released: a release holds what the site publishes.
     """
     check_version(version)
     if not checked.ok or checked.record is None:
@@ -70,7 +71,7 @@ def release(checked: Checked, root: Path | str, version: str) -> Released:
     staging = target.with_name(f".{version}.{uuid.uuid4().hex[:12]}.partial")
     staging.mkdir()
     try:
-        written = write_release(checked, staging, version, previous)
+        written = write_release(published(checked), staging, version, previous)
         if target.exists():
             raise ReleaseError(f"{target} appeared while the release was written")
         os.rename(staging, target)

@@ -12,7 +12,7 @@ from sourcebook.derive import Derived
 from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
-from sourcebook.pipeline import Checked, derive_checked
+from sourcebook.pipeline import Checked, derive_checked, published
 from sourcebook.publish.site.api import with_twins
 from sourcebook.publish.site.pages import FEED_TEMPLATE, Page, navigation, site_pages
 from sourcebook.publish.site.releases import (
@@ -58,14 +58,16 @@ def build_site(
     jobs: int | None = None,
     derived: Derived | None = None,
     notify_url: str | None = None,
+    drafts: bool = False,
 ) -> Built:
     """Write the site of `checked` into `out_dir`; a record with errors is never built.
 
     `derived` is what the derive stage computed from `checked` (computed here where not
     given). `progress(done, total)` is called as pages are written. The site is written beside
-    `out_dir` and swapped in only once it is whole.
+    `out_dir` and swapped in only once it is whole. Drafts are left out of every file of
+    it, unless `drafts`: then they are in, each marked as a draft.
     """
-    with SiteBuild(jobs, notify_url) as site:
+    with SiteBuild(jobs, notify_url, drafts) as site:
         return site.finish(checked, out_dir, progress=progress, derived=derived)
 
 
@@ -90,10 +92,14 @@ class SiteBuild:
     block stops any worker still running. Without `begin`, `finish` does it all.
     """
 
-    def __init__(self, jobs: int | None = None, notify_url: str | None = None):
+    def __init__(
+        self, jobs: int | None = None, notify_url: str | None = None, drafts: bool = False
+    ):
         self._jobs = jobs
         self._notify_url = notify_url
         """Where the sign-up form posts, instead of `[notify] url` (`serve`'s own service)."""
+        self._drafts = drafts
+        """Whether the site shows the record's drafts (`serve`, `build --drafts`)."""
         self._prepared: _Prepared | None = None
         self._error: BuildError | None = None
         self._prose: ProseWorkers | None = None
@@ -106,6 +112,8 @@ class SiteBuild:
             self._prose.cancel()
 
     def begin(self, record: Record, graph: Graph) -> None:
+        if not self._drafts and record.has_drafts():
+            return  # the site is made from the record without them, once it is checked
         try:
             prepared = self._prepared = _prepare(record, graph, self._jobs, self._notify_url)
         except BuildError as exc:
@@ -128,6 +136,10 @@ class SiteBuild:
         started = time.perf_counter()
         if not checked.ok or checked.record is None:
             raise BuildError("the record has errors: run 'sourcebook check' to see them")
+        shown = published(checked, self._drafts)
+        if shown is not checked:
+            checked, derived = shown, None
+        assert checked.record is not None
         if self._prepared is None and self._error is None:
             self.begin(checked.record, checked.graph)
         if self._error is not None:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import html
 import json
-import sys
 import mimetypes
 import shutil
+import sys
 import tempfile
 import threading
 import traceback
@@ -66,9 +66,11 @@ class LiveSite:
         self.base_path = ""
         self.version = 0
         self.errors: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []
         self.failure = ""
         self._changed = threading.Condition()
         self._building = threading.Lock()
+        self._closed = False
 
     @property
     def broken(self) -> bool:
@@ -79,19 +81,22 @@ class LiveSite:
         from sourcebook.pipeline import check
 
         with self._building:
+            if self._closed:
+                return
             errors: list[Diagnostic] = []
+            warnings: list[Diagnostic] = []
             failure = ""
             try:
                 checked = check(self.root)
                 if checked.record is not None:
                     self.base_path = normalize_base_path(checked.record.settings.site.base_path)
-                errors = checked.diagnostics.errors
+                errors, warnings = checked.diagnostics.errors, checked.diagnostics.warnings
                 if not errors:
-                    build_site(checked, self.site, jobs=1, notify_url=self.notify_url)
+                    build_site(checked, self.site, jobs=1, notify_url=self.notify_url, drafts=True)
             except Exception:  # a broken template or record file must not stop the server
                 failure = traceback.format_exc(limit=8)
             with self._changed:
-                self.errors, self.failure = errors, failure
+                self.errors, self.warnings, self.failure = errors, warnings, failure
                 self.version += 1
                 self._changed.notify_all()
 
@@ -118,9 +123,17 @@ class LiveSite:
             if then is not None:
                 then(self)
 
-    def close(self) -> None:
-        if self._temporary:
-            shutil.rmtree(self.out, ignore_errors=True)
+    def close(self, wait: float = 30.0) -> None:
+        """Remove the temporary folder, once a build under way (if any) has finished with
+        it, or `wait` seconds have passed; no build starts after this."""
+        taken = self._building.acquire(timeout=wait)
+        try:
+            self._closed = True
+            if self._temporary:
+                shutil.rmtree(self.out, ignore_errors=True)
+        finally:
+            if taken:
+                self._building.release()
 
     def error_page(self) -> bytes:
         items = "".join(_diagnostic_html(d) for d in self.errors)
@@ -159,7 +172,10 @@ code,pre{{font-size:.9rem}}.hint{{color:#5e5850}}</style></head>
 class SiteHandler(BaseHTTPRequestHandler):
     server: SiteServer
     protocol_version = "HTTP/1.1"
-    timeout = REQUEST_TIMEOUT
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.request_timeout)
 
     def do_GET(self) -> None:
         self._respond(send_body=True)
@@ -304,6 +320,7 @@ class SiteServer(ThreadingHTTPServer):
         self.base_path = base_path
         self.verbose = verbose
         self.wait_seconds = WAIT_SECONDS
+        self.request_timeout = REQUEST_TIMEOUT
         super().__init__((host, port), SiteHandler)
 
     def handle_error(self, request: object, client_address: object) -> None:
