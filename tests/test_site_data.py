@@ -52,6 +52,19 @@ def test_the_data_page_lists_every_release_newest_first(record: Path) -> None:
     assert [h.text() for h in doc.css("section.release h2")] == ["Release v2", "Release v1"]
     nav = {a.text(): a.attributes["href"] for a in doc.css("nav.site-nav a")}
     assert nav["Data"] == "/vol1/data/releases"
+    line = " ".join(doc.css_first("#release-v2 .release-line").text().split())
+    assert "record.db. The data package: datapackage.json." in line
+
+
+def test_every_kind_says_where_it_is_used_in_the_same_words(record: Path) -> None:
+    for url in ("vol1/glossary/after-release", "vol1/ledger/colossus-2", "vol1/people/haze-fan"):
+        headings = [h.text() for h in page(record, f"{url}/index.html").css("section.backlinks h2")]
+        assert headings and set(headings) <= {
+            "Where the book uses it",
+            "Where the record uses it",
+            "Sources that use it",
+            "Related terms",
+        }, headings
 
 
 def test_every_listed_file_downloads_with_its_checksum(record: Path) -> None:
