@@ -335,12 +335,13 @@ def read_page(path: Path) -> PageReader:
 
 
 def file_for(site: Path, url_path: str) -> Path | None:
-    """The file a static host serves at `url_path` (as `sourcebook serve` does)."""
+    """The file a static host serves at `url_path` (as `sourcebook serve` does): a folder's
+    index.html, at its URL with a trailing slash or (redirected there) without one."""
     target = site / url_path.lstrip("/")
     if url_path.endswith("/"):
         candidates = [target / "index.html"]
     else:
-        candidates = [target, target.with_name(target.name + ".html")]
+        candidates = [target, target / "index.html"]
     return next((c for c in candidates if c.is_file()), None)
 
 

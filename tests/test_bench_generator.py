@@ -168,7 +168,7 @@ def test_the_cli_builds_a_record_big_enough_for_workers_as_one_process_does(
     assert one.pages >= render.PARALLEL_FROM  # enough that the CLI spreads the work out
     assert snapshot(tmp_path / "cli") == snapshot(tmp_path / "one")
     # Workers forked before check render the citations, with the proof check made.
-    sources = "".join(p.read_text() for p in (tmp_path / "cli").rglob("sources/*.html"))
+    sources = "".join(p.read_text() for p in (tmp_path / "cli").rglob("sources/*/index.html"))
     assert 'data-proof="verified"' in sources
 
 

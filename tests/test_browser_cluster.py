@@ -103,7 +103,7 @@ def test_in_the_sources_leads_to_the_source_on_its_category_page(page: Any, orig
     page.goto(f"{origin}/vol1/glossary/cluster")
     link = page.locator("a.in-sources[href='/vol1/sources/press#bloomberg-moonshot-alibaba-jul26']")
     link.click()
-    page.wait_for_url(f"{origin}/vol1/sources/press#bloomberg-moonshot-alibaba-jul26")
+    page.wait_for_url(f"{origin}/vol1/sources/press/#bloomberg-moonshot-alibaba-jul26")
     target = page.locator("#bloomberg-moonshot-alibaba-jul26")
     assert target.evaluate("e => e.matches(':target')")
     assert "Moonshot’s Kimi Uses 20,000 Nvidia Chip Cluster From Alibaba" in target.inner_text()
@@ -151,7 +151,7 @@ def test_without_javascript_a_mention_is_a_plain_link(browser: Any, origin: str)
     assert page.locator("[role=tooltip]").count() == 0
     mention = page.locator(".definition a.term").first
     mention.click()
-    page.wait_for_url(f"{origin}/vol1/glossary/one-machine")
+    page.wait_for_url(f"{origin}/vol1/glossary/one-machine/")
     assert page.locator("h1").inner_text() == "One machine"
     context.close()
     assert refused == []

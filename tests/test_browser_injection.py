@@ -216,7 +216,7 @@ def test_no_payload_runs_on_any_page(site: Path) -> None:
 
 
 def test_payloads_arrive_as_text(site: Path) -> None:
-    html = (site / "vol1" / "glossary" / "word.html").read_text(encoding="utf-8")
+    html = (site / "vol1" / "glossary" / "word" / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;window.__injected=1&lt;/script&gt;" in html
     assert "<script>window.__injected" not in html
     assert "{{ 7*191 }}" in html
@@ -226,8 +226,8 @@ def test_payloads_arrive_as_text(site: Path) -> None:
 
 
 def test_the_payloads_reach_charts_futures_and_the_data_page(site: Path) -> None:
-    campus = (site / "vol1/ledger/site.html").read_text(encoding="utf-8")
+    campus = (site / "vol1/ledger/site/index.html").read_text(encoding="utf-8")
     assert '<svg class="chart"' in campus
-    futures = (site / "vol1/futures.html").read_text(encoding="utf-8")
+    futures = (site / "vol1/futures/index.html").read_text(encoding="utf-8")
     assert futures.count('<svg class="chart"') == 2 and "Future &lt;script&gt;" in futures
-    assert (site / "vol1/data/releases.html").is_file()
+    assert (site / "vol1/data/releases/index.html").is_file()

@@ -84,9 +84,10 @@ def test_exactly_the_twelve_related_terms_in_the_exemplar_order(cluster):
     assert [t.id for t in cluster.related] == EXEMPLAR_RELATED
 
 
-def test_the_three_coinages_are_drafts(checked):
+def test_the_three_coinages_are_published_as_provisional_readings(checked):
     for term_id in ["arsenal-behind-every-arsenal", "clocks-of-diffusion", "exclusive-generation"]:
-        assert checked.record.get("term", term_id).draft
+        term = checked.record.get("term", term_id)
+        assert term.provisional and not term.draft
 
 
 def test_cluster_is_introduced_in_chapter_one(checked):

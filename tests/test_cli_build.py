@@ -23,7 +23,7 @@ def test_build_writes_the_site_into_the_record(tmp_path: Path) -> None:
     last = result.stdout.splitlines()[-1]
     assert last.startswith("Built ") and f"pages into {root / '_site'} in " in last
     assert "warning Q003" in result.stdout  # warnings are shown, as check shows them
-    assert (root / "_site" / "vol1" / "glossary" / "cluster.html").is_file()
+    assert (root / "_site" / "vol1" / "glossary" / "cluster" / "index.html").is_file()
     assert (root / "_site" / MARK).is_file()
 
 
@@ -47,10 +47,10 @@ def test_build_refuses_a_record_with_errors_and_prints_them_as_check_does(tmp_pa
 def test_build_keeps_the_last_good_site_when_the_record_breaks(tmp_path: Path) -> None:
     root = write_record(tmp_path / "record")
     assert run("build", str(root), "-q").returncode == 0
-    before = (root / "_site" / "vol1" / "glossary" / "cluster.html").read_bytes()
+    before = (root / "_site" / "vol1" / "glossary" / "cluster" / "index.html").read_bytes()
     (root / "terms" / "one-machine.md").write_text("---\ntitle: [\n---\n")
     assert run("build", str(root), "-q").returncode == 1
-    assert (root / "_site" / "vol1" / "glossary" / "cluster.html").read_bytes() == before
+    assert (root / "_site" / "vol1" / "glossary" / "cluster" / "index.html").read_bytes() == before
 
 
 def test_build_of_a_folder_that_is_not_a_record(tmp_path: Path) -> None:
@@ -79,7 +79,7 @@ def test_init_writes_a_record_that_checks_and_builds_clean(tmp_path: Path) -> No
     assert checked.returncode == 0
     assert checked.stdout.strip().endswith("0 errors, 0 warnings")
     assert run("build", str(tmp_path / "my-book"), "-q").returncode == 0
-    html = (tmp_path / "my-book" / "_site" / "glossary" / "backlink.html").read_text()
+    html = (tmp_path / "my-book" / "_site" / "glossary" / "backlink" / "index.html").read_text()
     assert "<title>Backlink: what it means · My Book · MY BOOK</title>" in html
     # What build and check leave in the record (the site, their caches) git ignores.
     ignored = (tmp_path / "my-book" / ".gitignore").read_text().splitlines()
@@ -143,6 +143,6 @@ def test_build_as_of_a_day_before_the_record_closes(tmp_path: Path) -> None:
     out = tmp_path / "site"
     result = run("build", str(BUNDLED), "--out", str(out), "--quiet", "--as-of", "2025-06-01")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert (out / "vol1" / "glossary" / "cluster.html").is_file()
+    assert (out / "vol1" / "glossary" / "cluster" / "index.html").is_file()
     late = run("build", str(BUNDLED), "--out", str(out), "--quiet", "--as-of", "2027-01-01")
     assert late.returncode == 2 and "error:" in late.stderr

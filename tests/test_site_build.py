@@ -75,7 +75,7 @@ def test_a_rebuild_replaces_the_site_whole(tmp_path: Path) -> None:
     site = build(root)
     (root / "campuses" / "stargate-uae.md").unlink()
     build(root)
-    assert not (site / "vol1" / "ledger" / "stargate-uae.html").exists()
+    assert not (site / "vol1" / "ledger" / "stargate-uae" / "index.html").exists()
     assert (site / MARK).is_file()
 
 

@@ -41,7 +41,7 @@ def words(node) -> str:
 
 
 def test_row_11_shows_the_value_the_figures_give_with_its_evidence(site: Path) -> None:
-    row = doc(site, "scorecard.html").css_first("#row-11")
+    row = doc(site, "scorecard/index.html").css_first("#row-11")
     answer = row.css_first(".answer")
     assert words(answer.css_first(".value")) == "500 MW"
     assert answer.css_first(".at a").attributes["href"] == "/vol1/ledger/prometheus"
@@ -55,7 +55,7 @@ def test_row_11_shows_the_value_the_figures_give_with_its_evidence(site: Path) -
 
 
 def test_a_row_shows_how_its_value_moved(site: Path) -> None:
-    history = doc(site, "scorecard.html").css_first("#row-11 details.history")
+    history = doc(site, "scorecard/index.html").css_first("#row-11 details.history")
     rows = [[words(c) for c in tr.css("td")] for tr in history.css("tbody tr")]
     assert rows[0][1] == "500 MW" and rows[0][2] == "Prometheus"
     assert rows[-1][1:3] == ["300 MW", "Colossus 1"]
@@ -64,25 +64,25 @@ def test_a_row_shows_how_its_value_moved(site: Path) -> None:
 def test_every_row_shows_what_derive_computed(site: Path) -> None:
     checked = pipeline.check(BUNDLED)
     rows = pipeline.derive_checked(checked).rows
-    page = doc(site, "scorecard.html")
+    page = doc(site, "scorecard/index.html")
     for row in rows:
         shown = page.css_first(f"#row-{row.row} .answer .value")
         assert shown is not None and words(shown) == row.answer.shown
 
 
 def test_tests_show_their_verdict_and_why(site: Path) -> None:
-    listing = doc(site, "tests.html")
+    listing = doc(site, "tests/index.html")
     verdicts = [words(v) for v in listing.css(".verdict")]
     assert len(verdicts) == 3
     assert all(v.startswith("Pending as of 8 November 2026") for v in verdicts)
-    page = doc(site, "tests/h100-price-above-trough.html")
+    page = doc(site, "tests/h100-price-above-trough/index.html")
     verdict = page.css_first(".verdict")
     assert "lowest 2026 price so far: $2.35" in words(verdict)
     assert "verdict-pending" in verdict.attributes["class"]
 
 
 def test_a_campus_page_has_a_table_and_a_chart_per_metric(site: Path) -> None:
-    page = doc(site, "ledger/colossus-1.html")
+    page = doc(site, "ledger/colossus-1/index.html")
     timelines = page.css("section.timeline")
     assert [words(t.css_first("h3")) for t in timelines][:2] == ["Facility power", "Grid supply"]
     chart = timelines[0].css_first("svg.chart")
@@ -97,7 +97,7 @@ def test_the_scenario_page_computes_each_future(site: Path) -> None:
     home = doc(site, "index.html")
     nav = {words(a): a.attributes["href"] for a in home.css("nav.site-nav a")}
     assert nav["One campus, four futures"] == "/vol1/hyperion"
-    page = doc(site, "hyperion.html")
+    page = doc(site, "hyperion/index.html")
     assert words(page.css_first("h1")) == "Hyperion: one campus, four futures"
     with derive.open_image(pipeline.check(BUNDLED).image) as db:
         result = derive.scenario(db, "hyperion")
@@ -115,10 +115,10 @@ def test_the_scenario_page_computes_each_future(site: Path) -> None:
 
 def test_as_of_builds_the_scorecard_as_it_stood(tmp_path: Path) -> None:
     site = built(BUNDLED, tmp_path / "site", "--as-of", "2025-12-31")
-    row = doc(site, "scorecard.html").css_first("#row-11")
+    row = doc(site, "scorecard/index.html").css_first("#row-11")
     assert words(row.css_first(".answer .value")) == "300 MW"
     assert "Colossus 1" in words(row.css_first(".answer"))
-    assert "as of 31 December 2025" in words(doc(site, "tests.html").css_first(".verdict"))
+    assert "as of 31 December 2025" in words(doc(site, "tests/index.html").css_first(".verdict"))
 
 
 def test_a_conflict_is_shown_on_the_campus_page_with_both_sources(tmp_path: Path) -> None:
@@ -136,7 +136,7 @@ def test_a_conflict_is_shown_on_the_campus_page_with_both_sources(tmp_path: Path
     assert "\nfigures:\n" in text
     campus.write_text(text.replace("\nfigures:\n", "\n" + extra, 1), encoding="utf-8")
     site = built(record, tmp_path / "site")
-    section = doc(site, "ledger/colossus-2.html").css_first("section.conflicts")
+    section = doc(site, "ledger/colossus-2/index.html").css_first("section.conflicts")
     assert section is not None
     said = words(section)
     assert "IT power, operating, as of September 2025" in said

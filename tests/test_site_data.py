@@ -48,14 +48,27 @@ def served(record: Path, url: str) -> Path:
 
 
 def test_the_data_page_lists_every_release_newest_first(record: Path) -> None:
-    doc = page(record, "vol1/data/releases.html")
+    doc = page(record, "vol1/data/releases/index.html")
     assert [h.text() for h in doc.css("section.release h2")] == ["Release v2", "Release v1"]
     nav = {a.text(): a.attributes["href"] for a in doc.css("nav.site-nav a")}
     assert nav["Data"] == "/vol1/data/releases"
+    line = " ".join(doc.css_first("#release-v2 .release-line").text().split())
+    assert "record.db. The data package: datapackage.json." in line
+
+
+def test_every_kind_says_where_it_is_used_in_the_same_words(record: Path) -> None:
+    for url in ("vol1/glossary/after-release", "vol1/ledger/colossus-2", "vol1/people/haze-fan"):
+        headings = [h.text() for h in page(record, f"{url}/index.html").css("section.backlinks h2")]
+        assert headings and set(headings) <= {
+            "Where the book uses it",
+            "Where the record uses it",
+            "Sources that use it",
+            "Related terms",
+        }, headings
 
 
 def test_every_listed_file_downloads_with_its_checksum(record: Path) -> None:
-    doc = page(record, "vol1/data/releases.html")
+    doc = page(record, "vol1/data/releases/index.html")
     rows = doc.css("#release-v2 .release-files tbody tr")
     assert len(rows) > 40
     for row in rows:
@@ -67,19 +80,19 @@ def test_every_listed_file_downloads_with_its_checksum(record: Path) -> None:
 
 
 def test_the_changelog_and_citation_are_on_the_page(record: Path) -> None:
-    doc = page(record, "vol1/data/releases.html")
+    doc = page(record, "vol1/data/releases/index.html")
     v2 = doc.css_first("#release-v2")
     changes = " ".join(v2.css_first(".changelog").text().split())
     assert "319 MW → 368 MW" in changes
     assert HOSTILE in changes  # shown as text
-    assert "<script>alert" not in (record / "_site/vol1/data/releases.html").read_text()
+    assert "<script>alert" not in (record / "_site/vol1/data/releases/index.html").read_text()
     assert "@misc{" in v2.css_first("pre.citation").text()
     v1 = doc.css_first("#release-v1 .changelog").text()
     assert "first release" in v1
 
 
 def test_an_entity_page_links_its_rows_in_the_latest_release(record: Path) -> None:
-    doc = page(record, "vol1/ledger/colossus-2.html")
+    doc = page(record, "vol1/ledger/colossus-2/index.html")
     line = doc.css_first("p.in-data")
     links = [a.attributes["href"] for a in line.css("a")]
     assert "/vol1/data/releases/v2/csv/campuses.csv" in links
@@ -87,7 +100,7 @@ def test_an_entity_page_links_its_rows_in_the_latest_release(record: Path) -> No
     rows = csv.DictReader(io.StringIO(served(record, links[0]).read_text(encoding="utf-8")))
     assert "colossus-2" in {row["id"] for row in rows}
     # A term made after the last release has no rows to link to.
-    assert page(record, "vol1/glossary/after-release.html").css_first("p.in-data") is None
+    assert page(record, "vol1/glossary/after-release/index.html").css_first("p.in-data") is None
 
 
 def test_the_releases_feed_has_an_entry_per_release(record: Path) -> None:

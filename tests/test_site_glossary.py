@@ -172,7 +172,7 @@ def test_a_title_that_starts_with_a_figure_is_filed_apart(tmp_path: Path) -> Non
     assert [a.text() for a in tree.css(".letters a")][-1] == "#"
 
 
-def test_a_draft_is_marked(tmp_path: Path) -> None:
+def test_a_draft_is_marked_where_drafts_are_built(tmp_path: Path) -> None:
     term = """\
         ---
         title: One machine
@@ -181,7 +181,7 @@ def test_a_draft_is_marked(tmp_path: Path) -> None:
         draft: true
         ---
         """
-    site = build(write_record(tmp_path / "r", {"terms/one-machine.md": term}))
+    site = build(write_record(tmp_path / "r", {"terms/one-machine.md": term}), drafts=True)
     assert (
         "Draft." in HTMLParser(page(site, "/vol1/glossary/one-machine")).css_first(".draft").text()
     )

@@ -30,7 +30,7 @@ def quotes(page, anchor):
 
 
 def test_a_captured_sources_quotes_are_marked_verified_with_their_shelf(site):
-    found = quotes(site / "sources" / "press.html", "tweaktown-xai-colossus-200k")
+    found = quotes(site / "sources" / "press" / "index.html", "tweaktown-xai-colossus-200k")
     assert found
     for span in found:
         assert span.attributes["data-proof"] == "verified"
@@ -39,6 +39,6 @@ def test_a_captured_sources_quotes_are_marked_verified_with_their_shelf(site):
 
 
 def test_quotes_of_a_source_with_no_copy_say_so(site):
-    found = quotes(site / "sources" / "press.html", "bloomberg-moonshot-alibaba-jul26")
+    found = quotes(site / "sources" / "press" / "index.html", "bloomberg-moonshot-alibaba-jul26")
     assert found
     assert {s.attributes["data-proof"] for s in found} == {"unverifiable"}

@@ -66,7 +66,8 @@ def test_a_missing_page_is_the_404_page(static: str) -> None:
 def test_nothing_outside_the_site_is_served(site: Path) -> None:
     assert resolve(site, "/../../etc/passwd") is None
     assert resolve(site, "/vol1/../../record/sourcebook.toml") is None
-    assert resolve(site, "/vol1/glossary") == (site / "vol1" / "glossary.html").resolve()
+    assert resolve(site, "/vol1/glossary/") == (site / "vol1" / "glossary" / "index.html").resolve()
+    assert resolve(site, "/vol1/glossary") is None  # a folder: answered by a redirect
     assert resolve(site, "/vol1/") == (site / "vol1" / "index.html").resolve()
 
 
@@ -133,7 +134,7 @@ def test_a_change_to_the_record_rebuilds_the_site(live: LiveSite) -> None:
         while not built and time.monotonic() < deadline:
             time.sleep(0.1)
         assert built, "no rebuild after the change"
-        html = (live.site / "vol1" / "glossary" / "cluster.html").read_text()
+        html = (live.site / "vol1" / "glossary" / "cluster" / "index.html").read_text()
         assert "one computer" in html
     finally:
         stop.set()

@@ -32,15 +32,15 @@ def test_a_build_through_the_spare_is_the_site_a_fresh_build_makes(tmp_path: Pat
     (spare / "vol1" / "stale.html").write_text("from long ago")
     (spare / "vol1" / "old-section" / "deep").mkdir(parents=True)
     (spare / "vol1" / "old-section" / "deep" / "page.html").write_text("gone")
-    (spare / "vol1" / "consent.html").unlink()
-    (spare / "vol1" / "consent.html").mkdir()
-    (spare / "vol1" / "consent.html" / "inside").write_text("in the way")
-    (spare / "vol1" / "glossary" / "cluster.html").write_text("x" * 100_000)  # longer
+    (spare / "vol1" / "consent" / "index.html").unlink()
+    (spare / "vol1" / "consent" / "index.html").mkdir()
+    (spare / "vol1" / "consent" / "index.html" / "inside").write_text("in the way")
+    (spare / "vol1" / "glossary" / "cluster" / "index.html").write_text("x" * 100_000)  # longer
     (root / "campuses" / "stargate-uae.md").unlink()
     build(root)
     fresh = build(root, tmp_path / "fresh")
     assert snapshot(site) == snapshot(fresh)
-    assert not (site / "vol1" / "ledger" / "stargate-uae.html").exists()
+    assert not (site / "vol1" / "ledger" / "stargate-uae" / "index.html").exists()
     assert (site / MARK).is_file()
 
 
@@ -51,10 +51,10 @@ def test_a_build_never_writes_through_a_link_in_the_spare(tmp_path: Path) -> Non
     spare = spare_of(site)
     outside = tmp_path / "outside.html"
     outside.write_text("mine")
-    (spare / "vol1" / "consent.html").unlink()
-    (spare / "vol1" / "consent.html").symlink_to(outside)
+    (spare / "vol1" / "consent" / "index.html").unlink()
+    (spare / "vol1" / "consent" / "index.html").symlink_to(outside)
     linked = tmp_path / "deployed.html"
-    os.link(spare / "vol1" / "notes.html", linked)
+    os.link(spare / "vol1" / "notes" / "index.html", linked)
     before = linked.read_bytes()
     build(root)
     assert outside.read_text() == "mine"

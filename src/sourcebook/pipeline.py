@@ -74,6 +74,21 @@ def check(
     return Checked(record, graph, diagnostics, as_of, image)
 
 
+def published(checked: Checked, drafts: bool = False) -> Checked:
+    """What a build or a release publishes of a checked record: all of it with `drafts`;
+    otherwise the record without its drafts, linked and compiled again, so that nothing
+    made from it (pages, backlinks, figures, the database) holds a draft. What check
+    found is kept as it is."""
+    record = checked.record
+    if drafts or record is None or not record.has_drafts():
+        return checked
+    record = record.without_drafts()
+    graph = link_record(record)
+    with compile_in_memory(record, graph, checked.as_of) as db:
+        image = db.image()
+    return Checked(record, graph, checked.diagnostics, checked.as_of, image)
+
+
 def compile(checked: Checked, path: Path | str, as_of: date | None = None) -> Path:
     """Write the checked record to one SQLite database at `path`, as it stood on `as_of`
     (default: the day it was checked as of)."""

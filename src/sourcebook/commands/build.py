@@ -23,18 +23,22 @@ from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path
     help="Where to write the site (default: RECORD/_site; for a house, beside its house file).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no warnings.")
+@click.option("--drafts", is_flag=True, help="Include the drafts, each marked as a draft.")
 @AS_OF
-def build(record: Path, out: Path | None, quiet: bool, as_of: datetime | None) -> None:
-    """Check RECORD and build its site; a record with errors is never built. RECORD may be
-    a house: every volume and the house's own pages make one site."""
+def build(
+    record: Path, out: Path | None, quiet: bool, drafts: bool, as_of: datetime | None
+) -> None:
+    """Check RECORD and build its site; a record with errors is never built. Drafts are
+    left out unless --drafts. RECORD may be a house: every volume and the house's own
+    pages make one site."""
     from sourcebook.commands.check import checked_or_exit
     from sourcebook.publish.site import BuildError, SiteBuild
 
     if house_path(record):
-        build_house_site(record, out, quiet, as_of)
+        build_house_site(record, out, quiet, drafts, as_of)
         return
     target = out if out is not None else record / "_site"
-    with SiteBuild() as site:
+    with SiteBuild(drafts=drafts) as site:
         # The site begins once the record is linked, while check goes on.
         checked = checked_or_exit(record, as_of.date() if as_of else None, quiet, site.begin)
         try:
@@ -46,7 +50,9 @@ def build(record: Path, out: Path | None, quiet: bool, as_of: datetime | None) -
         click.echo(f"Built {built.pages:,} pages into {target} in {built.seconds:.2f} s")
 
 
-def build_house_site(house: Path, out: Path | None, quiet: bool, as_of: datetime | None) -> None:
+def build_house_site(
+    house: Path, out: Path | None, quiet: bool, drafts: bool, as_of: datetime | None
+) -> None:
     from sourcebook.commands.check import house_checked_or_exit
     from sourcebook.publish.house import build_house
     from sourcebook.publish.site import BuildError
@@ -57,7 +63,7 @@ def build_house_site(house: Path, out: Path | None, quiet: bool, as_of: datetime
     checked = house_checked_or_exit(house, as_of.date() if as_of else None, quiet)
     try:
         with _progress(quiet) as progress:
-            built = build_house(checked, target, progress=progress)
+            built = build_house(checked, target, progress=progress, drafts=drafts)
     except BuildError as exc:
         fail(str(exc))
     if not quiet:

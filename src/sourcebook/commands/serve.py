@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
+import signal
 import threading
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,13 +23,14 @@ if TYPE_CHECKING:
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("-p", "--port", default=8000, show_default=True, type=int, help="The port.")
 @click.option("--no-watch", is_flag=True, help="Build once; do not rebuild on change.")
-@click.option("-v", "--verbose", is_flag=True, help="Log every request.")
+@click.option("-v", "--verbose", is_flag=True, help="Print every warning, and log every request.")
 @click.option("--no-notify", is_flag=True, help="Without the sign-up service beside the site.")
 def serve(
     record: Path, host: str, port: int, no_watch: bool, verbose: bool, no_notify: bool
 ) -> None:
-    """Build RECORD's site and serve it; where check finds errors, the pages show them.
-    RECORD may be a house: every volume and the house's pages, rebuilt on any change."""
+    """Build RECORD's site, drafts and all, and serve it; where check finds errors, the
+    pages show them. RECORD may be a house: every volume and the house's pages, rebuilt on
+    any change."""
     from sourcebook.publish.site.serve import LiveSite, SiteServer
     from sourcebook.read.settings import SETTINGS_FILE
 
@@ -43,16 +47,25 @@ def serve(
         notify = None if no_notify else local_notify(record, host, port)
         services += [notify] if notify else []
         live = LiveSite(record, notify_url=notify.url if notify else None)
+    if not loopback(host):
+        click.echo(
+            f"warning: serving on {host} lets other machines read the site, its drafts and "
+            "its errors; serve is for previewing, so publish with 'sourcebook build'",
+            err=True,
+        )
+    # Stopped by a service manager or `kill` as by Ctrl+C: the temporary folder goes too.
+    signal.signal(signal.SIGTERM, _interrupt)
     stop = threading.Event()
     try:
         live.rebuild()
-        report(live)
+        show = partial(report, verbose=verbose)
+        show(live)
         try:
             server = SiteServer(live.site, host, port, live=live, verbose=verbose)
         except OSError as exc:
             fail(f"cannot listen on {host}:{port}: {exc.strerror}")
         if not no_watch:
-            threading.Thread(target=live.watch, args=(stop, report), daemon=True).start()
+            threading.Thread(target=live.watch, args=(stop, show), daemon=True).start()
         click.echo(f"Serving {record.as_posix()} on {server.url}{server.home} (Ctrl+C to stop)")
         try:
             server.serve_forever()
@@ -60,11 +73,27 @@ def serve(
             click.echo("Stopped.")
         finally:
             server.server_close()
+    except KeyboardInterrupt:  # before the server was up
+        click.echo("Stopped.")
     finally:
         stop.set()
         live.close()
         for service in services:
             service.stop()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def loopback(host: str) -> bool:
+    """Whether `host` is reachable from this machine alone."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def local_notify(record: Path, host: str, port: int) -> LocalService | None:
@@ -111,8 +140,9 @@ def house_notify(house: Path, host: str, port: int, started: list[LocalService])
     return urls
 
 
-def report(live: LiveSite) -> None:
-    """After each build: the errors, as check prints them, or one line saying it is built."""
+def report(live: LiveSite, verbose: bool = False) -> None:
+    """After each build: the errors, as check prints them, or one line saying it is built
+    and how many warnings check gave (each of them with --verbose)."""
     if live.errors:
         click.echo(f"The record has {len(live.errors)} error(s); the pages show them:", err=True)
         for diagnostic in live.errors:
@@ -121,3 +151,10 @@ def report(live: LiveSite) -> None:
         click.echo(f"The build failed; the pages show why:\n{live.failure}", err=True)
     else:
         click.echo(f"Built version {live.version}.")
+    count = len(live.warnings)
+    if count:
+        more = ":" if verbose else " (-v to list them)."
+        click.echo(f"check gave {count} warning{'s' * (count != 1)}{more}", err=True)
+    if verbose:
+        for diagnostic in live.warnings:
+            click.echo(f"  {diagnostic.format()}", err=True)

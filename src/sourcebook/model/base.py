@@ -95,7 +95,11 @@ class Entity(BaseModel):
         description="Other names under which mentions in prose are found and linked.",
     )
     draft: bool = Field(
-        default=False, description="Work in progress: check warns, the site marks it."
+        default=False,
+        description=(
+            "Work in progress: check warns; build and release leave it out, "
+            "build --drafts and serve show it marked."
+        ),
     )
     body: str = Field(default="", description="The Markdown after the front matter.", exclude=True)
 

@@ -42,6 +42,13 @@ class Term(Entity):
             "the two may then share a name."
         ),
     )
+    provisional: bool = Field(
+        default=False,
+        description=(
+            "The definition is the record's provisional reading of a name the book coins, "
+            "not the book's own words; the term's page says so."
+        ),
+    )
 
 
 class Chapter(Entity):

@@ -44,3 +44,22 @@ class Record:
 
     def add(self, entity: Entity) -> None:
         self.entities.setdefault(entity.KIND, {})[entity.id] = entity
+
+    def has_drafts(self) -> bool:
+        return any(entity.draft for entity in self)
+
+    def without_drafts(self) -> Record:
+        """The record as published: the same, less every entity marked `draft: true` and
+        every reference to one (see `drafts.without_refs_to`)."""
+        from sourcebook.model.drafts import without_refs_to
+
+        drafts: dict[str, set[str]] = {}
+        for entity in self:
+            if entity.draft:
+                drafts.setdefault(entity.KIND, set()).add(entity.id)
+        kept = Record(self.root, self.settings, broken=set(self.broken))
+        kept.library = self.library
+        for entity in self:
+            if not entity.draft:
+                kept.add(without_refs_to(entity, drafts))
+        return kept

@@ -34,6 +34,7 @@ def build_house(
     jobs: int | None = None,
     notify_urls: dict[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    drafts: bool = False,
 ) -> Built:
     """Write the site of the house into `out_dir`: each volume as `build_site` writes it,
     under its own base path, and the house's pages at the root. A house with errors in any
@@ -49,7 +50,7 @@ def build_house(
         files = set(HOUSE_FILES)
         for name, one in volumes:
             notify = (notify_urls or {}).get(name)
-            site = stack.enter_context(SiteBuild(jobs, notify, series.in_series(name)))
+            site = stack.enter_context(SiteBuild(jobs, notify, series.in_series(name), drafts))
             files |= site.files(one)
             builds.append((site, one))
         views = {name: site.view for (name, _), (site, _) in zip(volumes, builds, strict=True)}

@@ -22,12 +22,12 @@ class LiveHouse(LiveSite):
         self.notify_urls = notify_urls or {}
         """Each volume's sign-up form posts to its own local service, by volume name."""
 
-    def check_and_build(self) -> list[Diagnostic]:
+    def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic]]:
         from sourcebook.pipeline import check_house
 
         checked = check_house(self.house)
         self.base_path = ""  # the house's front page is the site's
-        errors = checked.diagnostics.errors
+        errors, warnings = checked.diagnostics.errors, checked.diagnostics.warnings
         if checked.ok:
-            build_house(checked, self.site, jobs=1, notify_urls=self.notify_urls)
-        return errors
+            build_house(checked, self.site, jobs=1, notify_urls=self.notify_urls, drafts=True)
+        return errors, warnings

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
-from sourcebook.pipeline import Checked
+from sourcebook.pipeline import Checked, published
 from sourcebook.publish.claimed import claimed, sweep
 from sourcebook.publish.release import changelog as changes
 from sourcebook.publish.release.about import About
@@ -57,7 +57,8 @@ def release(checked: Checked, root: Path | str, version: str) -> Released:
 
     Raises ReleaseError for a version that is not one, a record that did not pass check,
     or a release that already exists. The release is written into a hidden folder beside
-    its place and renamed into it whole, so that a failure leaves nothing behind.
+    its place and renamed into it whole, so that a failure leaves nothing behind. Drafts
+    are not released: a release holds what the site publishes.
     """
     check_version(version)
     if not checked.ok or checked.record is None:
@@ -70,7 +71,7 @@ def release(checked: Checked, root: Path | str, version: str) -> Released:
     sweep(target.parent, ".*.partial")  # releases a killed run left half-written
     with claimed(target.parent, f".{version}.", ".partial") as staging:
         try:
-            written = write_release(checked, staging, version, previous)
+            written = write_release(published(checked), staging, version, previous)
             if target.exists():
                 raise ReleaseError(f"{target} appeared while the release was written")
             os.rename(staging, target)

@@ -12,7 +12,7 @@ from sourcebook.derive import Derived
 from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
-from sourcebook.pipeline import Checked, derive_checked
+from sourcebook.pipeline import Checked, derive_checked, published
 from sourcebook.publish.site.api import with_twins
 from sourcebook.publish.site.pages import (
     CSV_TEMPLATE,
@@ -80,14 +80,16 @@ def build_site(
     jobs: int | None = None,
     derived: Derived | None = None,
     notify_url: str | None = None,
+    drafts: bool = False,
 ) -> Built:
     """Write the site of `checked` into `out_dir`; a record with errors is never built.
 
     `derived` is what the derive stage computed from `checked` (computed here where not
     given). `progress(done, total)` is called as pages are written. The site is written beside
-    `out_dir` and swapped in only once it is whole.
+    `out_dir` and swapped in only once it is whole. Drafts are left out of every file of
+    it, unless `drafts`: then they are in, each marked as a draft.
     """
-    with SiteBuild(jobs, notify_url) as site:
+    with SiteBuild(jobs, notify_url, drafts) as site:
         return site.finish(checked, out_dir, progress=progress, derived=derived)
 
 
@@ -119,13 +121,18 @@ class SiteBuild:
         jobs: int | None = None,
         notify_url: str | None = None,
         series: InSeries | None = None,
+        drafts: bool = False,
     ):
         self._jobs = jobs
         self._notify_url = notify_url
         """Where the sign-up form posts, instead of `[notify] url` (`serve`'s own service)."""
         self._series = series
         """The volume's place in a house's site, where it is built as one."""
+        self._drafts = drafts
+        """Whether the site shows the record's drafts (`serve`, `build --drafts`)."""
         self._prepared: _Prepared | None = None
+        self._shown: Checked | None = None
+        """What the site shows of the checked record: without its drafts, unless `drafts`."""
         self._error: BuildError | None = None
         self._prose: ProseWorkers | None = None
 
@@ -137,6 +144,8 @@ class SiteBuild:
             self._prose.cancel()
 
     def begin(self, record: Record, graph: Graph) -> None:
+        if not self._drafts and record.has_drafts():
+            return  # the site is made from the record without them, once it is checked
         self._prepare(record, graph)
         prepared = self._prepared
         if prepared is not None and prepared.jobs > 1:
@@ -173,6 +182,8 @@ class SiteBuild:
         """Every file the site will hold, relative to its folder; the pages prepared."""
         if not checked.ok or checked.record is None:
             raise BuildError("the record has errors: run 'sourcebook check' to see them")
+        checked = self._shown = published(checked, self._drafts)
+        assert checked.record is not None
         if self._prepared is None and self._error is None:
             self._prepare(checked.record, checked.graph)  # the prose is rendered as pages are
         if self._error is not None:
@@ -180,7 +191,7 @@ class SiteBuild:
         site = self._prepared
         assert site is not None and site.record is checked.record
         site.copies = static_files(site.record.root, site.urls)
-        releases = Urls.file_for(site.urls.section("data")).removesuffix(".html")
+        releases = Urls.file_for(site.urls.section("data")).removesuffix("/index.html")
         site.copies |= {f"{releases}/{p}": at for p, at in release_files(site.releases).items()}
         return {*site.copies, *(Urls.file_for(page.url) for page in site.pages)}
 
@@ -194,7 +205,9 @@ class SiteBuild:
     ) -> int:
         """Write the site's files (see `files`) into `staging`; the number of pages."""
         site = self._prepared
-        assert site is not None
+        assert site is not None and self._shown is not None
+        if self._shown is not checked:  # the record without its drafts: derived anew
+            checked, derived = self._shown, None
         pages, view, done = site.pages, site.view, 0
 
         def derive() -> None:

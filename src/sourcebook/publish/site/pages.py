@@ -22,6 +22,8 @@ from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.urls import SECTIONS, Urls
 
 NOT_FOUND_URL = "/404.html"
+ROOT_URL = "/"
+"""Where the volume has a base path, the host's root leads to it (not to a folder's listing)."""
 FEED_TEMPLATE = "feed.atom"
 
 
@@ -126,6 +128,8 @@ def site_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> 
         else:
             pages.extend(SECTION_PAGES[name](record, urls))
     pages.append(Page(NOT_FOUND_URL, "404.html", {}, listed=False))
+    if urls.base:
+        pages.append(Page(ROOT_URL, "root.html", {}, listed=False))
     if urls.origin:
         sitemap = Page(urls.section("sitemap"), "sitemap.xml", {"pages": pages}, listed=False)
         pages.append(sitemap)

@@ -193,7 +193,7 @@ def _compiled_templates(sandboxed: bool) -> BytecodeCache | None:
 def static_files(record_root: Path, urls: Urls) -> dict[str, Path]:
     """Each static file of the site, relative to the output folder, and where it comes
     from: the built-in ones, and the record's own over them."""
-    target = Urls.file_for(urls.static("x")).rsplit("/", 1)[0]
+    target = Urls.file_for(urls.static("")).removesuffix("/index.html")
     files = {
         f"{target}/{path.relative_to(STATIC).as_posix()}": path
         for path in sorted(STATIC.rglob("*"))

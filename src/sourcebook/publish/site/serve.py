@@ -2,8 +2,14 @@
 
 `LiveSite` keeps the latest build of a record and, where check finds errors, the
 errors instead: every page then shows them, with file and line, rather than a stale
-site. `make_server` serves any built folder the way static hosts do: `/vol1/glossary`
-from `vol1/glossary.html`, a folder from its `index.html`, anything else with 404.html.
+site. `make_server` serves any built folder the way static hosts do: `/vol1/glossary/`
+from `vol1/glossary/index.html`, `/vol1/glossary` by a redirect there, anything else
+with 404.html.
+
+The server is for previewing, but a request is still untrusted: a path that no site could
+hold (a NUL, a `..`, a segment longer than any file name) is refused with 400, a client
+that stops talking is dropped after `REQUEST_TIMEOUT`, and one that goes away mid-answer
+is not an error.
 """
 
 from __future__ import annotations
@@ -11,16 +17,16 @@ from __future__ import annotations
 import html
 import json
 import mimetypes
-import posixpath
 import shutil
+import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from sourcebook.diagnostics import Diagnostic
 from sourcebook.publish.site.build import build_site
@@ -28,6 +34,12 @@ from sourcebook.publish.site.urls import normalize_base_path
 
 INTERNAL = "/__sourcebook/"
 WAIT_SECONDS = 25.0
+REQUEST_TIMEOUT = 30.0
+"""Seconds a client may leave the server waiting for the next bytes of a request."""
+LISTEN_BACKLOG = 128
+"""Connections the system queues while every thread is busy (http.server's is 5)."""
+MAX_SEGMENT = 255
+"""Bytes in a path's segment: no file name on a common file system is longer."""
 RELOAD_JS = b"""(function () {
   var script = document.currentScript, version = script.getAttribute("data-version");
   function wait() {
@@ -54,9 +66,11 @@ class LiveSite:
         self.base_path = ""
         self.version = 0
         self.errors: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []
         self.failure = ""
         self._changed = threading.Condition()
         self._building = threading.Lock()
+        self._closed = False
 
     @property
     def broken(self) -> bool:
@@ -65,28 +79,32 @@ class LiveSite:
     def rebuild(self) -> None:
         """Check and build; on errors keep them, and the pages will show them."""
         with self._building:
+            if self._closed:
+                return
             errors: list[Diagnostic] = []
+            warnings: list[Diagnostic] = []
             failure = ""
             try:
-                errors = self.check_and_build()
+                errors, warnings = self.check_and_build()
             except Exception:  # a broken template or record file must not stop the server
                 failure = traceback.format_exc(limit=8)
             with self._changed:
-                self.errors, self.failure = errors, failure
+                self.errors, self.warnings, self.failure = errors, warnings, failure
                 self.version += 1
                 self._changed.notify_all()
 
-    def check_and_build(self) -> list[Diagnostic]:
-        """Check the record and, where it has no error, build its site; the errors."""
+    def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic]]:
+        """Check the record and, where it has no error, build its site, drafts and all;
+        the errors and the warnings."""
         from sourcebook.pipeline import check
 
         checked = check(self.root)
         if checked.record is not None:
             self.base_path = normalize_base_path(checked.record.settings.site.base_path)
-        errors = checked.diagnostics.errors
+        errors, warnings = checked.diagnostics.errors, checked.diagnostics.warnings
         if not errors:
-            build_site(checked, self.site, jobs=1, notify_url=self.notify_url)
-        return errors
+            build_site(checked, self.site, jobs=1, notify_url=self.notify_url, drafts=True)
+        return errors, warnings
 
     def wait(self, version: int, timeout: float = WAIT_SECONDS) -> int:
         """Block until the version differs from `version` (or time runs out)."""
@@ -111,9 +129,17 @@ class LiveSite:
             if then is not None:
                 then(self)
 
-    def close(self) -> None:
-        if self._temporary:
-            shutil.rmtree(self.out, ignore_errors=True)
+    def close(self, wait: float = 30.0) -> None:
+        """Remove the temporary folder, once a build under way (if any) has finished with
+        it, or `wait` seconds have passed; no build starts after this."""
+        taken = self._building.acquire(timeout=wait)
+        try:
+            self._closed = True
+            if self._temporary:
+                shutil.rmtree(self.out, ignore_errors=True)
+        finally:
+            if taken:
+                self._building.release()
 
     def error_page(self) -> bytes:
         items = "".join(_diagnostic_html(d) for d in self.errors)
@@ -153,6 +179,10 @@ class SiteHandler(BaseHTTPRequestHandler):
     server: SiteServer
     protocol_version = "HTTP/1.1"
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.request_timeout)
+
     def do_GET(self) -> None:
         self._respond(send_body=True)
 
@@ -165,14 +195,19 @@ class SiteHandler(BaseHTTPRequestHandler):
 
     def _respond(self, send_body: bool) -> None:
         url = urlsplit(self.path)
-        path = unquote(url.path)
+        path = request_path(url.path)
+        if path is None:
+            self._send(HTTPStatus.BAD_REQUEST, b"Bad request\n", "text/plain", send_body)
+            return
         live = self.server.live
         if path.startswith(INTERNAL) and live is not None:
             self._internal(path[len(INTERNAL) :], parse_qs(url.query), send_body)
         elif live is not None and live.broken and _is_page(path):
             self._send(HTTPStatus.INTERNAL_SERVER_ERROR, live.error_page(), "text/html", send_body)
-        elif path == "/" and self.server.home != "/":
-            self._redirect(self.server.home)
+        elif folder_without_slash(self.server.directory, path):
+            # As static hosts do: the page lives at the URL with its slash.
+            query = f"?{url.query}" if url.query else ""
+            self._redirect(quote(path) + "/" + query)
         else:
             self._file(path, send_body)
 
@@ -207,7 +242,7 @@ class SiteHandler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.NOT_FOUND, b"Not found\n", "text/plain", send_body)
 
     def _redirect(self, location: str) -> None:
-        self.send_response(HTTPStatus.FOUND)
+        self.send_response(HTTPStatus.MOVED_PERMANENTLY)
         self.send_header("Location", location)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -234,25 +269,48 @@ def _with_reload(body: bytes, version: int) -> bytes:
     return body + tag if index == -1 else body[:index] + tag + body[index:]
 
 
+def request_path(raw: str) -> str | None:
+    """The decoded path of a request, with repeated slashes as one; None where no site
+    could hold it: not UTF-8, a control character (NUL among them), a `.` or `..`
+    segment, or a segment longer than any file name."""
+    try:
+        path = unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    if not path.startswith("/") or any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return None
+    segments = path.split("/")
+    for segment in segments:
+        if segment in (".", "..") or len(segment.encode()) > MAX_SEGMENT:
+            return None
+    inner = "/".join(s for s in segments if s)
+    return "/" + inner + ("/" if inner and path.endswith("/") else "")
+
+
 def resolve(directory: Path, path: str) -> Path | None:
-    """The file that serves `path`, as static hosts find it; None outside `directory`."""
-    clean = posixpath.normpath("/" + path.lstrip("/"))
+    """The file that serves `path`, as static hosts find it: the file itself, or for a
+    path ending in `/` the folder's index.html; None outside `directory` or where there
+    is none."""
     base = directory.resolve()
-    candidates: Iterable[Path]
-    target = base / clean.lstrip("/")
-    if path.endswith("/") or clean == "/":
-        candidates = [target / "index.html"]
-    else:
-        candidates = [target, target.with_name(target.name + ".html"), target / "index.html"]
-    for candidate in candidates:
+    target = base / path.lstrip("/")
+    candidate = target / "index.html" if path.endswith("/") else target
+    try:
         resolved = candidate.resolve()
         if resolved.is_file() and resolved.is_relative_to(base):
             return resolved
+    except (OSError, ValueError):  # a path too long for the system, or otherwise unusable
+        pass
     return None
+
+
+def folder_without_slash(directory: Path, path: str) -> bool:
+    """Whether `path` names a folder with a page in it, without the trailing slash."""
+    return not path.endswith("/") and resolve(directory, path + "/") is not None
 
 
 class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(
         self,
@@ -268,7 +326,14 @@ class SiteServer(ThreadingHTTPServer):
         self.base_path = base_path
         self.verbose = verbose
         self.wait_seconds = WAIT_SECONDS
+        self.request_timeout = REQUEST_TIMEOUT
         super().__init__((host, port), SiteHandler)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that went away or stopped talking is not an error of the server's."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
     @property
     def home(self) -> str:

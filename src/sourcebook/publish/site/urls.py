@@ -1,9 +1,11 @@
 """The URL of every page and entity, under the volume's base path, and the file behind each.
 
 URLs are the exemplar's: no trailing slash and no `.html` (`/vol1/glossary/cluster`).
-The page for `/vol1/glossary/cluster` is written to `vol1/glossary/cluster.html`, which
-static hosts serve at the bare URL (GitHub Pages, Netlify, Cloudflare Pages, nginx with
-`try_files $uri $uri.html`); `sourcebook serve` does the same.
+The page for `/vol1/glossary/cluster` is written to `vol1/glossary/cluster/index.html`, the
+one layout every static host serves without configuration (`python -m http.server`,
+nginx's defaults, GitHub Pages, Netlify, Cloudflare Pages, an S3 website): each answers the
+URL with its trailing slash, and the bare URL with a redirect to it. `sourcebook serve`
+does the same.
 """
 
 from __future__ import annotations
@@ -160,11 +162,12 @@ class Urls:
 
     @staticmethod
     def file_for(url: str) -> str:
-        """The file, relative to the output folder, that serves `url`."""
+        """The file, relative to the output folder, that serves `url`: a URL whose last
+        segment has no extension is a folder's `index.html`."""
         path = url.split("#", 1)[0].lstrip("/")
         if any(part in (".", "..") for part in path.split("/")):
             raise ValueError(f"{url}: a page's URL may not leave the site")
         if path == "" or path.endswith("/"):
             return path + "index.html"
         last = path.rsplit("/", 1)[-1]
-        return path if "." in last else path + ".html"
+        return path if "." in last else path + "/index.html"

@@ -461,10 +461,10 @@ class SiteView:
         return (
             f'<tr id="figure-{escape(point.figure)}">\n'
             f'<th scope="row">{escape(day(point.as_of))}</th>\n'
-            f'<td class="number">{shown}</td>\n'
-            f"<td>{escape(point.status)}</td>\n"
-            f'<td><span class="grade grade-{grade}">{grade}</span>{said}{self.carried(figure)}\n'
-            "</td>\n</tr>\n"
+            f'<td class="number" data-label="Figure">{shown}</td>\n'
+            f'<td data-label="State">{escape(point.status)}</td>\n'
+            f'<td data-label="Evidence"><span class="grade grade-{grade}">{grade}</span>{said}'
+            f"{self.carried(figure)}\n</td>\n</tr>\n"
         )
 
     def latest(self, campus: Campus, what: str) -> Figure | None:

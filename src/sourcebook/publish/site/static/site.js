@@ -78,6 +78,8 @@
   }
 
   function sortableTables() {
+    // The hint is only true where this runs: without it the headings are plain text.
+    document.querySelectorAll(".sort-hint").forEach(function (hint) { hint.hidden = false; });
     document.querySelectorAll("table.sortable").forEach(function (table) {
       table.querySelectorAll("thead th[data-sort]").forEach(function (header, _, all) {
         var index = Array.prototype.indexOf.call(header.parentNode.children, header);
