@@ -3,6 +3,8 @@ part, in series order and each under its anchor, without."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from house_fixtures import write_house
 from site_fixtures import ARTIFACTS, chromium, local_only, serving
@@ -41,7 +43,8 @@ def test_the_chosen_books_part_comes_first(origin: str) -> None:
         # From volume 2's source page, "corrected in the series" leads to its group.
         page.goto(f"{origin}/vol2/sources/press/abilene-order")
         page.click(".series-corrected a")
-        page.wait_for_url("**/corrections?book=vol2#vol2:abilene-order")
+        # a static host answers the bare URL with a redirect to its folder's
+        page.wait_for_url(re.compile(r".*/corrections/?\?book=vol2#vol2:abilene-order$"))
         assert parts(page) == ["vol2", "vol1"]
         group = page.locator('[id="vol2:abilene-order"]')
         assert "Crusoe misspelt as Cruso" in group.inner_text()

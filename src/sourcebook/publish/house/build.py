@@ -76,7 +76,7 @@ def _offset(
 
 HOUSE_FILES = {
     "index.html",
-    "corrections.html",
+    "corrections/index.html",
     "404.html",
     "static/site.css",
     "static/print.css",
@@ -128,9 +128,10 @@ class HousePages:
             write_file(out / "static" / name, (HERE / "static" / name).read_bytes())
         pages = [
             ("index.html", "house_home.html", "/", HOME_API),
-            ("corrections.html", "house_corrections.html", CORRECTIONS_URL, CORRECTIONS_API),
+            ("corrections/index.html", "house_corrections.html", CORRECTIONS_URL, CORRECTIONS_API),
             ("404.html", "house_404.html", "/404.html", None),
         ]
+        (out / "corrections").mkdir(exist_ok=True)
         for file, template, url, api in pages:
             context = {"current": url, "canonical": self.origin + url}
             if api:

@@ -17,6 +17,8 @@ from sourcebook.publish.site.api import with_twins
 from sourcebook.publish.site.pages import (
     CSV_TEMPLATE,
     FEED_TEMPLATE,
+    NOT_FOUND_URL,
+    ROOT_URL,
     PDF_TEMPLATE,
     Page,
     navigation,
@@ -257,6 +259,8 @@ def _prepare(
     view = SiteView(record, graph, urls, nav, releases=releases)
     view.series = series
     pages = with_twins(site_pages(record, urls, releases), urls.base)
+    if series is not None:  # the host's root and its not-found page are the house's
+        pages = [p for p in pages if p.url not in (ROOT_URL, NOT_FOUND_URL)]
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
     view.env = environment(record.root, globals_)
