@@ -15,6 +15,7 @@ from sourcebook.model.record import Record
 from sourcebook.pipeline import Checked, derive_checked
 from sourcebook.publish.site.api import with_twins
 from sourcebook.publish.site.pages import FEED_TEMPLATE, Page, navigation, site_pages
+from sourcebook.publish.site.previews import previews_json, previews_url
 from sourcebook.publish.site.releases import (
     Release,
     ReleaseReadError,
@@ -31,7 +32,8 @@ from sourcebook.publish.site.render import (
     static_files,
     write_pages,
 )
-from sourcebook.publish.site.swap import SwapError, staged
+from sourcebook.publish.site.search import Indexed, SearchError, SearchJob, bundle_path, entries
+from sourcebook.publish.site.swap import SwapError, staged, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.view import SiteView
 from sourcebook.publish.site.wording import book_line, book_title, ordinal
@@ -48,6 +50,10 @@ class Built:
     seconds: float
     jobs: int
     """The processes that rendered the pages."""
+    search: Indexed | None = None
+    """The search index, where the build made one."""
+    search_job: SearchJob | None = None
+    """What indexing the site needs, for `serve` to do after the build."""
 
 
 def build_site(
@@ -58,14 +64,16 @@ def build_site(
     jobs: int | None = None,
     derived: Derived | None = None,
     notify_url: str | None = None,
+    search: bool = True,
 ) -> Built:
     """Write the site of `checked` into `out_dir`; a record with errors is never built.
 
     `derived` is what the derive stage computed from `checked` (computed here where not
     given). `progress(done, total)` is called as pages are written. The site is written beside
-    `out_dir` and swapped in only once it is whole.
+    `out_dir` and swapped in only once it is whole, with its search index unless `search`
+    is False (`serve` makes it after, with `Built.search_job`).
     """
-    with SiteBuild(jobs, notify_url) as site:
+    with SiteBuild(jobs, notify_url, search) as site:
         return site.finish(checked, out_dir, progress=progress, derived=derived)
 
 
@@ -90,8 +98,9 @@ class SiteBuild:
     block stops any worker still running. Without `begin`, `finish` does it all.
     """
 
-    def __init__(self, jobs: int | None = None, notify_url: str | None = None):
+    def __init__(self, jobs: int | None = None, notify_url: str | None = None, search: bool = True):
         self._jobs = jobs
+        self._search = search
         self._notify_url = notify_url
         """Where the sign-up form posts, instead of `[notify] url` (`serve`'s own service)."""
         self._prepared: _Prepared | None = None
@@ -148,16 +157,23 @@ class SiteBuild:
         releases = Urls.file_for(urls.section("data")).removesuffix(".html")
         copies = static_files(site.record.root, urls)
         copies |= {f"{releases}/{path}": at for path, at in release_files(site.releases).items()}
-        files = {*copies, *(Urls.file_for(page.url) for page in pages)}
+        previews = Urls.file_for(previews_url(urls.base))
+        files = {*copies, *(Urls.file_for(page.url) for page in pages), previews}
+        indexed = None
         try:
             with staged(Path(out_dir), files) as staging:
                 copy_files(copies, staging)
                 assert view.env is not None
                 writer = Writer(view.env, view, staging)
                 write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)
-        except (SwapError, RenderError) as exc:
+                write_file(staging / previews, previews_json(view).encode("utf-8"))
+                job = SearchJob(urls.base, site.record.settings.site.language, entries(view))
+                if self._search:
+                    indexed = job.run(staging, staging)
+        except (SwapError, RenderError, SearchError) as exc:
             raise BuildError(str(exc)) from None
-        return Built(Path(out_dir), len(pages), time.perf_counter() - started, site.jobs)
+        seconds = time.perf_counter() - started
+        return Built(Path(out_dir), len(pages), seconds, site.jobs, indexed, job)
 
 
 def _prepare(
@@ -197,6 +213,9 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "book_url": safe(site.book_url),
         "about_url": safe(site.book_url.split("#", 1)[0]),
         "notify_url": safe(site.notify_url),
+        "search_url": view.section("search"),
+        "search_bundle": bundle_path(view.urls.base),
+        "previews_url": previews_url(view.urls.base),
     }
 
 

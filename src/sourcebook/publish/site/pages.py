@@ -24,6 +24,7 @@ from sourcebook.publish.site.urls import SECTIONS, Urls
 
 NOT_FOUND_URL = "/404.html"
 FEED_TEMPLATE = "feed.atom"
+SEARCH_TEMPLATE = "search.html"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,7 @@ def site_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> 
             pages.extend(_data(releases, urls))
         else:
             pages.extend(SECTION_PAGES[name](record, urls))
+    pages.append(Page(urls.section("search"), SEARCH_TEMPLATE, {}, listed=False))
     pages.append(Page(NOT_FOUND_URL, "404.html", {}, listed=False))
     if urls.origin:
         sitemap = Page(urls.section("sitemap"), "sitemap.xml", {"pages": pages}, listed=False)
