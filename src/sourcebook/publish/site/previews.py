@@ -118,8 +118,11 @@ def _indicator(view: SiteView, indicator: Entity) -> str:
 
 
 def _test(view: SiteView, test: Entity) -> str:
-    outcome = view.computed.outcome(view.computed.verdict(test))
-    return f"{outcome}; to be judged by {day(test.deadline)}. {view.plain(test, 'claim')}"  # type: ignore[attr-defined]
+    verdict = view.computed.verdict(test)
+    when = f"to be judged by {day(test.deadline)}"  # type: ignore[attr-defined]
+    if verdict is not None and verdict.outcome is not None:
+        when = f"{view.computed.outcome(verdict)}, {when}"
+    return f"{sentence_case(when)}. {view.plain(test, 'claim')}"
 
 
 def _correction(view: SiteView, correction: Entity) -> str:

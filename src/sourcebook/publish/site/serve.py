@@ -2,7 +2,7 @@
 
 `LiveSite` keeps the latest build of a record and, where check finds errors, the
 errors instead: every page then shows them, with file and line, rather than a stale
-site. `make_server` serves any built folder the way static hosts do: `/vol1/glossary`
+site. Each build is shown before its search index is made (see `live_search.py`). `make_server` serves any built folder the way static hosts do: `/vol1/glossary`
 from `vol1/glossary.html`, a folder from its `index.html`, anything else with 404.html.
 """
 
@@ -24,6 +24,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from sourcebook.diagnostics import Diagnostic
 from sourcebook.publish.site.build import build_site
+from sourcebook.publish.site.live_search import LiveSearch
+from sourcebook.publish.site.search import FOLDER
 from sourcebook.publish.site.urls import normalize_base_path
 
 INTERNAL = "/__sourcebook/"
@@ -57,6 +59,8 @@ class LiveSite:
         self.failure = ""
         self._changed = threading.Condition()
         self._building = threading.Lock()
+        self.search = LiveSearch(self.out)
+        """The search index, made after each build is shown."""
 
     @property
     def broken(self) -> bool:
@@ -69,19 +73,23 @@ class LiveSite:
         with self._building:
             errors: list[Diagnostic] = []
             failure = ""
+            built = None
             try:
                 checked = check(self.root)
                 if checked.record is not None:
                     self.base_path = normalize_base_path(checked.record.settings.site.base_path)
                 errors = checked.diagnostics.errors
                 if not errors:
-                    build_site(checked, self.site, jobs=1, notify_url=self.notify_url)
+                    built = build_site(
+                        checked, self.site, jobs=1, notify_url=self.notify_url, search=False
+                    )
             except Exception:  # a broken template or record file must not stop the server
                 failure = traceback.format_exc(limit=8)
             with self._changed:
                 self.errors, self.failure = errors, failure
                 self.version += 1
                 self._changed.notify_all()
+            self.search.built(self.version, built.search_job if built else None, self.site)
 
     def wait(self, version: int, timeout: float = WAIT_SECONDS) -> int:
         """Block until the version differs from `version` (or time runs out)."""
@@ -107,6 +115,7 @@ class LiveSite:
                 then(self)
 
     def close(self) -> None:
+        self.search.close()
         if self._temporary:
             shutil.rmtree(self.out, ignore_errors=True)
 
@@ -166,6 +175,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             self._internal(path[len(INTERNAL) :], parse_qs(url.query), send_body)
         elif live is not None and live.broken and _is_page(path):
             self._send(HTTPStatus.INTERNAL_SERVER_ERROR, live.error_page(), "text/html", send_body)
+        elif live is not None and path.startswith(f"{live.base_path}/{FOLDER}/"):
+            self._search_file(live, path, send_body)
         elif path == "/" and self.server.home != "/":
             self._redirect(self.server.home)
         else:
@@ -184,6 +195,16 @@ class SiteHandler(BaseHTTPRequestHandler):
         if kind == "text/html" and self.server.live is not None:
             body = _with_reload(body, self.server.live.version)
         self._send(status, body, kind, send_body)
+
+    def _search_file(self, live: LiveSite, path: str, send_body: bool) -> None:
+        """A file of the newest whole search index, which lives beside the site."""
+        folder = live.search.folder
+        found = resolve(folder, path) if folder is not None else None
+        if found is None:
+            self._send(HTTPStatus.NOT_FOUND, b"Not found\n", "text/plain", send_body)
+            return
+        kind = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
+        self._send(HTTPStatus.OK, found.read_bytes(), kind, send_body)
 
     def _internal(self, name: str, query: dict[str, list[str]], send_body: bool) -> None:
         live = self.server.live
