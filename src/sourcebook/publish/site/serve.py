@@ -2,8 +2,9 @@
 
 `LiveSite` keeps the latest build of a record and, where check finds errors, the
 errors instead: every page then shows them, with file and line, rather than a stale
-site. Each build is shown before its search index is made (see `live_search.py`). `make_server` serves any built folder the way static hosts do: `/vol1/glossary`
-from `vol1/glossary.html`, a folder from its `index.html`, anything else with 404.html.
+site. Each build is shown before its search index is made (see `live_search.py`).
+`make_server` serves any built folder the way static hosts do: `/vol1/glossary` from
+`vol1/glossary.html`, a folder from its `index.html`, anything else with 404.html.
 """
 
 from __future__ import annotations
