@@ -39,6 +39,10 @@ LEFT_OUT = ("search.html", "404.html")
 """Templates of the pages search does not index."""
 PAGE_KIND = "Page"
 """The kind of a page that is not an entity's: the glossary, the ledger, the front page."""
+LISTED = f'main[data-kind="{PAGE_KIND}"] > :not(h1):not(.lede)'
+"""What search leaves out of a list page: the list, whose every entity is a hit of its own
+(the glossary's definitions, a source category's citations). Indexed twice, they would
+double the index, and a list would come up for every word of its entities."""
 _ATTRIBUTES = Markup(
     ' data-pagefind-body data-pagefind-filter="kind[data-kind]"'
     ' data-pagefind-meta="kind[data-kind], summary[data-summary], url[data-url]"'
@@ -94,7 +98,7 @@ def index_site(site: Path, output: Path, language: str, entries: Sequence[Entry]
     started = time.perf_counter()
     language = language.split("-", 1)[0].lower() or "en"  # Pagefind takes ISO 639-1
     with _Service() as service:
-        config = {"force_language": language}
+        config = {"force_language": language, "exclude_selectors": [LISTED]}
         index = service.ask({"type": "NewIndex", "config": config})["index_id"]
         pages = service.ask({"type": "AddDir", "index_id": index, "path": str(site.resolve())})
         for entry in entries:
