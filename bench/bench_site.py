@@ -7,7 +7,8 @@ Each record is generated into bench/out/site-n<N>-seed<S>/ (reused while its siz
 and generator are unchanged). For each size it prints, a line each:
 
 - the full `sourcebook build` (read, link, check, site) in a fresh Python process:
-  seconds (and, of the site's, the Pagefind search index's), pages per second, peak memory (the building process plus its workers); once
+  seconds (and, of the site's, the Pagefind search index's), pages per second, peak
+  memory (the building process plus its workers); once
   as a first build, with no spare site beside it to write into ("sourcebook first"), then
   the best of R builds, each writing into the spare the one before left;
 - Hugo building the same number of pages, each with the same backlink lists, from
