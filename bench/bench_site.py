@@ -7,7 +7,8 @@ Each record is generated into bench/out/site-n<N>-seed<S>/ (reused while its siz
 and generator are unchanged). For each size it prints, a line each:
 
 - the full `sourcebook build` (read, link, check, site) in a fresh Python process:
-  seconds, pages per second, peak memory (the building process plus its workers); once
+  seconds (and, of the site's, the Pagefind search index's), pages per second, peak
+  memory (the building process plus its workers); once
   as a first build, with no spare site beside it to write into ("sourcebook first"), then
   the best of R builds, each writing into the spare the one before left;
 - Hugo building the same number of pages, each with the same backlink lists, from
@@ -104,6 +105,8 @@ def child(root: Path, out: Path, ignore_errors: bool) -> None:
         "own_kib": own,
         "worker_kib": workers,
         "jobs": built.jobs,
+        "index": built.search.seconds if built.search else 0.0,
+        "indexed": built.search.pages + built.search.records if built.search else 0,
     }
     print(json.dumps(figures))
     exit_now(0)  # as `sourcebook build` ends: without freeing the record object by object
@@ -140,6 +143,8 @@ def run_sourcebook(root: Path, ignore_errors: bool, spare: bool = True) -> Run:
     detail = (
         f"start-up {start:.2f} s + check {figures['check']:.2f} s + site {figures['site']:.2f} s"
         f" in {figures['jobs']} process{'es' * (figures['jobs'] != 1)}"
+        f", of which the search index {figures['index']:.2f} s ({figures['indexed']:,} pages"
+        " and records)"
     )
     if figures["errors"]:
         detail += f"; check found {figures['errors']} errors (ignored for this measure)"

@@ -289,7 +289,7 @@ class PageReader(HTMLParser):
         values = dict(attrs)
         if values.get("id"):
             self.ids.append(values["id"] or "")
-        for name in ("href", "src"):
+        for name in ("href", "src", "action"):  # a form's action leads to a page too
             if values.get(name) is not None:
                 self.links.append(values[name] or "")
         if tag not in VOID:

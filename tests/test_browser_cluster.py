@@ -122,10 +122,11 @@ def test_a_term_mention_shows_its_definition_on_hover_and_on_focus(page: Any, or
     assert not tooltip.is_visible()
     mention.hover()
     tooltip.wait_for(state="visible")
-    definition = page.evaluate("JSON.parse(document.getElementById('definitions_').textContent)")[
+    definition = page.evaluate("fetch('/vol1/previews.json').then(r => r.json())")[
         "/vol1/glossary/one-machine"
-    ]
-    assert tooltip.inner_text() == definition
+    ][2]
+    assert tooltip.locator(".preview-kind").inner_text().casefold() == "term"
+    assert tooltip.locator(".preview-line").inner_text() == definition
     assert mention.get_attribute("aria-describedby") == tooltip.get_attribute("id")
     page.mouse.move(0, 0)
     tooltip.wait_for(state="hidden")

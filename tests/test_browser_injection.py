@@ -169,7 +169,10 @@ DOM_CHECK = """() => {
     }
   }
   for (const s of document.scripts) {
-    if (s.src) { if (!s.src.endsWith('/vol1/static/site.js')) bad.push('script ' + s.src); }
+    if (s.src) {
+      const own = ['/vol1/static/site.js', '/vol1/static/search.js'];
+      if (!own.some((name) => s.src.endsWith(name))) bad.push('script ' + s.src);
+    }
     else if (!['application/ld+json', 'application/json'].includes(s.type)) {
       bad.push('inline script');
     }
@@ -209,6 +212,15 @@ def test_no_payload_runs_on_any_page(site: Path) -> None:
             assert page.evaluate(DOM_CHECK) == [], url
             html = page.content()
             assert "1337" not in html, f"{url}: a record string was run as a template"
+        # Search shows the record's strings in its hits, and the previews in their boxes.
+        page.goto(f"{origin}/vol1/search?q=word")
+        page.locator(".search-result").first.wait_for()
+        page.goto(f"{origin}/vol1/ledger")
+        page.locator("main a[href='/vol1/ledger/site']").hover()
+        page.locator("#preview_").wait_for(state="visible")
+        assert TAG in page.locator("#preview_").inner_text()
+        assert page.evaluate("window.__injected") is None
+        assert page.evaluate(DOM_CHECK) == []
         context.close()
     assert dialogs == []
     assert errors == []
@@ -220,9 +232,9 @@ def test_payloads_arrive_as_text(site: Path) -> None:
     assert "&lt;script&gt;window.__injected=1&lt;/script&gt;" in html
     assert "<script>window.__injected" not in html
     assert "{{ 7*191 }}" in html
-    data = html.split('<script type="application/json" id="definitions_">', 1)[1]
-    assert "</script>" not in data.split("</script>", 1)[0]
-    assert "\\u003c/script\\u003e" in data
+    previews = json.loads((site / "vol1" / "previews.json").read_text(encoding="utf-8"))
+    kind, title, line = previews["/vol1/glossary/word"]
+    assert kind == "Term" and "<script>window.__injected=1</script>" in title + line
 
 
 def test_the_payloads_reach_charts_futures_and_the_data_page(site: Path) -> None:

@@ -126,7 +126,7 @@ def test_serve_builds_and_serves_on_the_loopback(tmp_path: Path) -> None:
                 break
             except OSError:
                 time.sleep(0.2)
-        assert "<h1>Cluster</h1>" in html
+        assert ">Cluster</h1>" in html
     finally:
         process.terminate()
         out, _ = process.communicate(timeout=10)

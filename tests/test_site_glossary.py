@@ -130,12 +130,16 @@ def test_an_empty_block_is_left_out(site: Path) -> None:
     assert "Where the book uses it" in headings
 
 
-def test_term_mentions_carry_their_definitions(site: Path) -> None:
+def test_term_mentions_find_their_definitions_in_the_one_previews_file(site: Path) -> None:
     tree = HTMLParser(page(site, "/vol1/glossary/one-machine"))
     link = tree.css_first("main .prose a.term")
     assert link.text() == "cluster" and link.attributes["href"] == "/vol1/glossary/cluster"
-    table = json.loads(tree.css_first("#definitions_").text())
-    assert table["/vol1/glossary/cluster"].startswith("A datacenter’s worth of chips")
+    assert tree.css_first("body").attributes["data-previews"] == "/vol1/previews.json"
+    assert "A datacenter’s worth of chips" not in tree.css_first("body").html
+    table = json.loads((site / "vol1" / "previews.json").read_text(encoding="utf-8"))
+    kind, title, line = table["/vol1/glossary/cluster"]
+    assert (kind, title) == ("Term", "Cluster")
+    assert line.startswith("A datacenter’s worth of chips")
 
 
 def test_structured_data_is_a_defined_term_in_a_set(cluster: HTMLParser) -> None:

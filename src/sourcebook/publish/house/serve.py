@@ -22,7 +22,7 @@ class LiveHouse(LiveSite):
         self.notify_urls = notify_urls or {}
         """Each volume's sign-up form posts to its own local service, by volume name."""
 
-    def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic], None]:
         from sourcebook.pipeline import check_house
 
         checked = check_house(self.house)
@@ -30,4 +30,4 @@ class LiveHouse(LiveSite):
         errors, warnings = checked.diagnostics.errors, checked.diagnostics.warnings
         if checked.ok:
             build_house(checked, self.site, jobs=1, notify_urls=self.notify_urls, drafts=True)
-        return errors, warnings
+        return errors, warnings, None  # the index is made with each volume's build

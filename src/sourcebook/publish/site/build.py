@@ -24,6 +24,7 @@ from sourcebook.publish.site.pages import (
     navigation,
     site_pages,
 )
+from sourcebook.publish.site.previews import previews_json, previews_url
 from sourcebook.publish.site.releases import (
     Release,
     ReleaseReadError,
@@ -40,8 +41,9 @@ from sourcebook.publish.site.render import (
     static_files,
     write_pages,
 )
+from sourcebook.publish.site.search import Indexed, SearchError, SearchJob, bundle_path, entries
 from sourcebook.publish.site.series import InSeries
-from sourcebook.publish.site.swap import SwapError, staged
+from sourcebook.publish.site.swap import SwapError, staged, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.vega import ChartRenderError
 from sourcebook.publish.site.view import SiteView
@@ -72,6 +74,10 @@ class Built:
     seconds: float
     jobs: int
     """The processes that rendered the pages."""
+    search: Indexed | None = None
+    """The search index, where the build made one."""
+    search_job: SearchJob | None = None
+    """What indexing the site needs, for `serve` to do after the build."""
 
 
 def build_site(
@@ -83,15 +89,17 @@ def build_site(
     derived: Derived | None = None,
     notify_url: str | None = None,
     drafts: bool = False,
+    search: bool = True,
 ) -> Built:
     """Write the site of `checked` into `out_dir`; a record with errors is never built.
 
     `derived` is what the derive stage computed from `checked` (computed here where not
     given). `progress(done, total)` is called as pages are written. The site is written beside
-    `out_dir` and swapped in only once it is whole. Drafts are left out of every file of
-    it, unless `drafts`: then they are in, each marked as a draft.
+    `out_dir` and swapped in only once it is whole, with its search index unless `search`
+    is False (`serve` makes it after, with `Built.search_job`). Drafts are left out of every
+    file of it, unless `drafts`: then they are in, each marked as a draft.
     """
-    with SiteBuild(jobs, notify_url, drafts) as site:
+    with SiteBuild(jobs, notify_url, drafts=drafts, search=search) as site:
         return site.finish(checked, out_dir, progress=progress, derived=derived)
 
 
@@ -107,6 +115,8 @@ class _Prepared:
     jobs: int
     copies: dict[str, Path] = field(default_factory=dict)
     """Static and release files: where each goes in the site, and where it comes from."""
+    previews: str = ""
+    """The file of what each entity's link shows."""
 
 
 class SiteBuild:
@@ -124,8 +134,10 @@ class SiteBuild:
         notify_url: str | None = None,
         series: InSeries | None = None,
         drafts: bool = False,
+        search: bool = True,
     ):
         self._jobs = jobs
+        self._search = search
         self._notify_url = notify_url
         """Where the sign-up form posts, instead of `[notify] url` (`serve`'s own service)."""
         self._series = series
@@ -137,6 +149,10 @@ class SiteBuild:
         """What the site shows of the checked record: without its drafts, unless `drafts`."""
         self._error: BuildError | None = None
         self._prose: ProseWorkers | None = None
+        self.indexed: Indexed | None = None
+        """The search index the build made (where `search`)."""
+        self.search_job: SearchJob | None = None
+        """What indexing the site needs, for `serve` to do after the build."""
 
     def __enter__(self) -> SiteBuild:
         return self
@@ -178,7 +194,9 @@ class SiteBuild:
         except SwapError as exc:
             raise BuildError(str(exc)) from None
         assert self._prepared is not None
-        return Built(Path(out_dir), pages, time.perf_counter() - started, self._prepared.jobs)
+        seconds = time.perf_counter() - started
+        jobs = self._prepared.jobs
+        return Built(Path(out_dir), pages, seconds, jobs, self.indexed, self.search_job)
 
     def files(self, checked: Checked) -> set[str]:
         """Every file the site will hold, relative to its folder; the pages prepared."""
@@ -195,7 +213,8 @@ class SiteBuild:
         site.copies = static_files(site.record.root, site.urls)
         releases = Urls.file_for(site.urls.section("data")).removesuffix("/index.html")
         site.copies |= {f"{releases}/{p}": at for p, at in release_files(site.releases).items()}
-        return {*site.copies, *(Urls.file_for(page.url) for page in site.pages)}
+        site.previews = Urls.file_for(previews_url(site.urls.base))
+        return {*site.copies, site.previews, *(Urls.file_for(page.url) for page in site.pages)}
 
     def write(
         self,
@@ -231,8 +250,12 @@ class SiteBuild:
             assert view.env is not None
             writer = Writer(view.env, view, staging, FILE_WRITERS)
             write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)
-        except RenderError as exc:
+            write_file(staging / site.previews, previews_json(view).encode("utf-8"))
+            job = SearchJob(view.urls.base, site.record.settings.site.language, entries(view))
+            indexed = job.run(staging, staging) if self._search else None
+        except (RenderError, SearchError) as exc:
             raise BuildError(str(exc)) from None
+        self.indexed, self.search_job = indexed, job
         return len(pages)
 
     @property
@@ -288,6 +311,9 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "about_url": safe(site.book_url.split("#", 1)[0]),
         "notify_url": safe(site.notify_url),
         "series_url": view.series.url,
+        "search_url": view.section("search"),
+        "search_bundle": bundle_path(view.urls.base),
+        "previews_url": previews_url(view.urls.base),
     }
 
 

@@ -75,6 +75,10 @@ class Citations:
             cached = self._full[source.id] = self._make_full(source)
         return cached
 
+    def line(self, source: Source) -> str:
+        """Who, what and when, as plain text: the citation without its notes (a preview's)."""
+        return " ".join(html_unescape(_TAG.sub("", self._head(source))).split())
+
     def _make_full(self, source: Source) -> Rendered:
         assert self.annotation is not None, "Citations.annotation is set by the site's view"
         annotation = self.annotation(source)

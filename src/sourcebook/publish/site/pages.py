@@ -25,6 +25,7 @@ NOT_FOUND_URL = "/404.html"
 ROOT_URL = "/"
 """Where the volume has a base path, the host's root leads to it (not to a folder's listing)."""
 FEED_TEMPLATE = "feed.atom"
+SEARCH_TEMPLATE = "search.html"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +128,7 @@ def site_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> 
             pages.extend(_data(releases, urls))
         else:
             pages.extend(SECTION_PAGES[name](record, urls))
+    pages.append(Page(urls.section("search"), SEARCH_TEMPLATE, {}, listed=False))
     pages.append(Page(NOT_FOUND_URL, "404.html", {}, listed=False))
     if urls.base:
         pages.append(Page(ROOT_URL, "root.html", {}, listed=False))

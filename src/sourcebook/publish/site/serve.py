@@ -9,7 +9,8 @@ with 404.html.
 The server is for previewing, but a request is still untrusted: a path that no site could
 hold (a NUL, a `..`, a segment longer than any file name) is refused with 400, a client
 that stops talking is dropped after `REQUEST_TIMEOUT`, and one that goes away mid-answer
-is not an error.
+is not an error. Each build is shown before its search index is made (see
+`live_search.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from sourcebook.diagnostics import Diagnostic
 from sourcebook.publish.site.build import build_site
+from sourcebook.publish.site.live_search import LiveSearch
+from sourcebook.publish.site.search import FOLDER, SearchJob
 from sourcebook.publish.site.urls import normalize_base_path
 
 INTERNAL = "/__sourcebook/"
@@ -71,6 +74,8 @@ class LiveSite:
         self._changed = threading.Condition()
         self._building = threading.Lock()
         self._closed = False
+        self.search = LiveSearch(self.out)
+        """The search index, made after each build is shown."""
 
     @property
     def broken(self) -> bool:
@@ -84,18 +89,20 @@ class LiveSite:
             errors: list[Diagnostic] = []
             warnings: list[Diagnostic] = []
             failure = ""
+            search_job = None
             try:
-                errors, warnings = self.check_and_build()
+                errors, warnings, search_job = self.check_and_build()
             except Exception:  # a broken template or record file must not stop the server
                 failure = traceback.format_exc(limit=8)
             with self._changed:
                 self.errors, self.warnings, self.failure = errors, warnings, failure
                 self.version += 1
                 self._changed.notify_all()
+            self.search.built(self.version, search_job, self.site)
 
-    def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic]]:
-        """Check the record and, where it has no error, build its site, drafts and all;
-        the errors and the warnings."""
+    def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic], SearchJob | None]:
+        """Check the record and, where it has no error, build its site, drafts and all,
+        without its search index; the errors, the warnings, and the index still to make."""
         from sourcebook.pipeline import check
 
         checked = check(self.root)
@@ -103,8 +110,11 @@ class LiveSite:
             self.base_path = normalize_base_path(checked.record.settings.site.base_path)
         errors, warnings = checked.diagnostics.errors, checked.diagnostics.warnings
         if not errors:
-            build_site(checked, self.site, jobs=1, notify_url=self.notify_url, drafts=True)
-        return errors, warnings
+            built = build_site(
+                checked, self.site, jobs=1, notify_url=self.notify_url, drafts=True, search=False
+            )
+            return errors, warnings, built.search_job
+        return errors, warnings, None
 
     def wait(self, version: int, timeout: float = WAIT_SECONDS) -> int:
         """Block until the version differs from `version` (or time runs out)."""
@@ -135,6 +145,7 @@ class LiveSite:
         taken = self._building.acquire(timeout=wait)
         try:
             self._closed = True
+            self.search.close()
             if self._temporary:
                 shutil.rmtree(self.out, ignore_errors=True)
         finally:
@@ -208,6 +219,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             # As static hosts do: the page lives at the URL with its slash.
             query = f"?{url.query}" if url.query else ""
             self._redirect(quote(path) + "/" + query)
+        elif live is not None and path.startswith(f"{live.base_path}/{FOLDER}/"):
+            self._search_file(live, path, send_body)
         else:
             self._file(path, send_body)
 
@@ -224,6 +237,16 @@ class SiteHandler(BaseHTTPRequestHandler):
         if kind == "text/html" and self.server.live is not None:
             body = _with_reload(body, self.server.live.version)
         self._send(status, body, kind, send_body)
+
+    def _search_file(self, live: LiveSite, path: str, send_body: bool) -> None:
+        """A file of the newest whole search index, which lives beside the site."""
+        folder = live.search.folder
+        found = resolve(folder, path) if folder is not None else None
+        if found is None:
+            self._send(HTTPStatus.NOT_FOUND, b"Not found\n", "text/plain", send_body)
+            return
+        kind = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
+        self._send(HTTPStatus.OK, found.read_bytes(), kind, send_body)
 
     def _internal(self, name: str, query: dict[str, list[str]], send_body: bool) -> None:
         live = self.server.live

@@ -29,6 +29,7 @@ SECTIONS = {
     "corrections": "corrections",
     "source-corrections": "corrections/sources",
     "consent": "consent",
+    "search": "search",
     "sitemap": "sitemap.xml",
     "corrections-feed": "corrections.atom",
     "data": "data/releases",
@@ -79,7 +80,11 @@ def _correction(e: Entity) -> str:
 def _scenario(e: Entity) -> str:
     # A scenario lives at the volume's top level, as the book links it (/vol1/hyperion),
     # unless its id is a section's: then under futures/, so that neither hides the other.
-    taken = {path.split("/", 1)[0] for path in SECTIONS.values()} | {"static", "404.html"}
+    taken = {path.split("/", 1)[0] for path in SECTIONS.values()} | {
+        "static",
+        "404.html",
+        "pagefind",
+    }
     return f"futures/{e.id}" if e.id in taken else e.id
 
 

@@ -1,8 +1,6 @@
 """What a template may ask of the record: URLs, prose, citations, backlinks, figures.
 
-One `SiteView` serves every page of a build; it renders each piece of prose once and
-remembers, for the page being rendered, which terms it linked so that the page can
-carry their definitions for the hover script.
+One `SiteView` serves every page of a build; it renders each piece of prose once.
 """
 
 from __future__ import annotations
@@ -101,7 +99,6 @@ class SiteView:
         self._page_terms: set[str] = set()
         self._fragments: dict[tuple[str, tuple[str, str]], Rendered] = {}
         self._used_by_html: dict[tuple[str, str], str] = {}
-        self._definitions: dict[str, tuple[str, str] | None] = {}
         self._nav: Markup | None = None
         self._papers: dict[str, Any] = {}
         self.env: Environment | None = None
@@ -141,23 +138,6 @@ class SiteView:
         for rendered in found:
             self._page_terms |= rendered.terms
         return self._unlinked(Markup("\n".join([f.html for f in found])))
-
-    def definitions(self) -> Markup:
-        """JSON for the page's hover script: each linked term's URL → its definition, in
-        the order of the URLs; each term's entry is written once per build."""
-        entries = sorted(filter(None, map(self._definition, self._page_terms)))
-        return Markup("{" + ",".join([entry for _url, entry in entries]) + "}")
-
-    def _definition(self, term_id: str) -> tuple[str, str] | None:
-        if term_id in self._definitions:
-            return self._definitions[term_id]
-        term = self.record.get("term", term_id)
-        found = None
-        if term is not None:
-            url = self.url(term)
-            found = (url, str(script_json({url: self.plain(term, "definition")}))[1:-1])
-        self._definitions[term_id] = found
-        return found
 
     # URLs.
 
@@ -556,6 +536,15 @@ class SiteView:
         from sourcebook.publish.site.paper import bibliography_entry
 
         return bibliography_entry(self, source)
+
+    # Search.
+
+    def search_attributes(self, page: Any, subject: Entity | None) -> Markup:
+        """The attributes of a page's `main` that tell Pagefind what to index: nothing on
+        the pages search leaves out, else its kind, first line and URL (see `search.py`)."""
+        from sourcebook.publish.site.search import page_attributes
+
+        return page_attributes(self, page, subject)
 
     # Structured data.
 

@@ -1,53 +1,156 @@
-// The site's one script, and it only enhances: a term's definition on hover and on
-// keyboard focus, and tables sorted by a column. Without it every page reads the same
-// and a term is a plain link. It stores nothing and sends nothing anywhere.
+// The site's one script, and it only enhances: a preview of what an entity's link leads to,
+// on hover, on keyboard focus and on a first tap; the search box; tables sorted by a
+// column. Without it every page reads the same and every link is a plain link. It stores
+// nothing and sends nothing anywhere: the previews are one file of this site, fetched the
+// first time a reader points at a link, and every string of it is set as text.
 (function () {
   "use strict";
 
-  function definitions() {
-    var holder = document.getElementById("definitions_");
-    if (!holder) return {};
-    try { return JSON.parse(holder.textContent || "{}"); } catch (e) { return {}; }
-  }
-
-  function tooltips() {
-    var table = definitions();
+  function previews() {
+    var source = document.body.getAttribute("data-previews");
+    if (!source || !window.fetch) return;
+    var table = null, loading = null;
     var tip = document.createElement("div");
-    tip.className = "tooltip";
-    tip.id = "tooltip_";
+    tip.className = "preview";
+    tip.id = "preview_";
     tip.setAttribute("role", "tooltip");
     tip.hidden = true;
     document.body.appendChild(tip);
-    var current = null;
+    var current = null, wanted = null, pointer = "mouse", pressed = 0;
 
-    function show(link) {
-      var text = table[link.getAttribute("href")];
-      if (!text) return;
-      current = link;
-      tip.textContent = text;
-      tip.hidden = false;
-      link.setAttribute("aria-describedby", tip.id);
+    function load() {
+      if (!loading) {
+        loading = fetch(source)
+          .then(function (r) { return r.ok ? r.json() : {}; })
+          .catch(function () { return {}; })
+          .then(function (found) { table = found || {}; return table; });
+      }
+      return loading;
+    }
+
+    function entityLink(target) {
+      var link = target && target.closest ? target.closest("a[href]") : null;
+      if (!link || !link.closest("main") || tip.contains(link)) return null;
+      var href = link.getAttribute("href");
+      return href.charAt(0) === "/" && href.charAt(1) !== "/" ? link : null;
+    }
+
+    function entry(link) {
+      return table ? table[link.getAttribute("href")] || null : null;
+    }
+
+    function part(tag, name, text) {
+      var element = document.createElement(tag);
+      element.className = name;
+      element.textContent = text;
+      return element;
+    }
+
+    function fill(link, found, touch) {
+      tip.textContent = "";
+      tip.appendChild(part("span", "preview-kind", found[0]));
+      tip.appendChild(part("strong", "preview-title", found[1]));
+      if (found[2]) tip.appendChild(part("span", "preview-line", found[2]));
+      if (touch) {
+        var open = part("a", "preview-open", "Open " + found[1]);
+        open.href = link.getAttribute("href");
+        tip.appendChild(open);
+      }
+    }
+
+    function place(link) {
       var box = link.getBoundingClientRect();
+      var width = document.documentElement.clientWidth;
       var left = Math.max(8, Math.min(box.left + window.scrollX,
-        window.scrollX + document.documentElement.clientWidth - tip.offsetWidth - 8));
+        window.scrollX + width - tip.offsetWidth - 8));
       tip.style.left = left + "px";
       tip.style.top = (box.bottom + window.scrollY + 6) + "px";
     }
 
+    function show(link, touch) {
+      wanted = link;
+      return load().then(function () {
+        var found = entry(link);
+        if (wanted !== link || !found) return false;
+        if (current && current !== link) current.removeAttribute("aria-describedby");
+        current = link;
+        fill(link, found, touch);
+        tip.classList.toggle("preview-touch", !!touch);
+        tip.hidden = false;
+        place(link);
+        link.setAttribute("aria-describedby", tip.id);
+        return true;
+      });
+    }
+
     function hide() {
+      wanted = null;
       if (current) current.removeAttribute("aria-describedby");
       current = null;
       tip.hidden = true;
     }
 
-    document.querySelectorAll("a.term").forEach(function (link) {
-      link.addEventListener("mouseenter", function () { show(link); });
-      link.addEventListener("focus", function () { show(link); });
-      link.addEventListener("mouseleave", hide);
-      link.addEventListener("blur", hide);
+    document.addEventListener("pointerover", function (event) {
+      pointer = event.pointerType || "mouse";
+    }, true);
+    document.addEventListener("pointerdown", function (event) {
+      pointer = event.pointerType || "mouse";
+      pressed = Date.now();
+      if (pointer === "touch") load();
+    }, true);
+    document.addEventListener("mouseover", function (event) {
+      var link = entityLink(event.target);
+      if (link && pointer !== "touch" && link !== current) show(link, false);
+    });
+    document.addEventListener("mouseout", function (event) {
+      var link = entityLink(event.target);
+      if (link && link === current && !link.contains(event.relatedTarget) &&
+          !tip.classList.contains("preview-touch")) hide();
+    });
+    document.addEventListener("focusin", function (event) {
+      if (tip.contains(event.target)) return;
+      if (pointer === "touch" && Date.now() - pressed < 1000) return;  // a tap's: see click
+      var link = entityLink(event.target);
+      if (link) show(link, false); else if (current) hide();
+    });
+    document.addEventListener("focusout", function (event) {
+      if (event.target === current && !tip.contains(event.relatedTarget) &&
+          !tip.classList.contains("preview-touch")) hide();
+    });
+    // A first tap shows the preview, with a link to open the page; a second tap opens it.
+    document.addEventListener("click", function (event) {
+      if (tip.contains(event.target)) return;
+      var link = entityLink(event.target);
+      if (!link || pointer !== "touch") {
+        if (!link && current) hide();
+        return;
+      }
+      if (link === current && !tip.hidden && tip.classList.contains("preview-touch")) return;
+      event.preventDefault();
+      show(link, true).then(function (shown) {
+        if (!shown && wanted === link) window.location.assign(link.href);
+      });
     });
     document.addEventListener("keydown", function (event) {
-      if (event.key === "Escape") hide();
+      if (event.key !== "Escape" || !current) return;
+      var link = current;
+      var inside = tip.contains(document.activeElement);
+      hide();
+      if (inside) link.focus();
+    });
+  }
+
+  function searchBox() {
+    var form = document.querySelector("form.site-search");
+    if (!form) return;
+    form.hidden = false;
+    var input = form.querySelector("input");
+    document.addEventListener("keydown", function (event) {
+      var typing = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
+      if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+        event.preventDefault();
+        input.focus();
+      }
     });
   }
 
@@ -92,6 +195,7 @@
     });
   }
 
-  tooltips();
+  previews();
+  searchBox();
   sortableTables();
 })();

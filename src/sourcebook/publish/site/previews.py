@@ -1,0 +1,151 @@
+"""What a link to an entity shows before it is followed, and what search shows of a hit.
+
+One line per entity: a term's definition, a campus's place, state and latest power, a
+party's roles, a person's role, a source's citation, a chapter's summary, an indicator's
+current value, a test's verdict. The build writes them all into one file,
+`/vol1/previews.json` (`{url: [kind, title, line]}`), which the pages' script fetches the
+first time a reader points at a link; no page carries them, so that editing a definition
+changes that file and the term's own page, not every page that mentions the term. Search
+shows the same line under each hit (see `search.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sourcebook.model.base import Entity
+from sourcebook.model.kinds import Campus, Chapter, Correction, Person, Source
+from sourcebook.publish.site import api
+from sourcebook.publish.site.wording import day, sentence_case
+
+if TYPE_CHECKING:
+    from sourcebook.publish.site.view import SiteView
+
+FILE = "previews.json"
+LONGEST = 240
+"""Characters of a line; a longer one is cut at a word and ends with '…'."""
+
+
+def previews_url(base: str) -> str:
+    return f"{base}/{FILE}"
+
+
+def kind_label(view: SiteView, entity: Entity) -> str:
+    """The kind as a reader names it, and as search filters by it: 'Campus', 'Term'."""
+    return view.label(entity)
+
+
+def line(view: SiteView, entity: Entity) -> str:
+    """The one line that says what `entity` is, as plain text (escaped where it is shown)."""
+    made = LINES.get(entity.KIND)
+    text = made(view, entity) if made is not None else ""
+    return shortened(" ".join(text.split()))
+
+
+def shortened(text: str, longest: int = LONGEST) -> str:
+    if len(text) <= longest:
+        return text
+    cut = text[: longest - 1].rsplit(" ", 1)[0].rstrip(",;:·")
+    return cut + "…"
+
+
+def previews_json(view: SiteView) -> str:
+    """Every entity with a page or an anchor of its own: its URL → [kind, title, line]."""
+    table = {}
+    for entity in view.record:
+        url = view.url(entity)
+        if url:
+            table[url] = [kind_label(view, entity), entity.title, line(view, entity)]
+    return api.dumps(table) + "\n"
+
+
+def _term(view: SiteView, entity: Entity) -> str:
+    return view.plain(entity, "definition")
+
+
+def _campus(view: SiteView, campus: Entity) -> str:
+    assert isinstance(campus, Campus)
+    parts = [f"{campus.location}, {campus.country}", campus.status.value]
+    power = view.latest(campus, "power")
+    if power is not None:
+        when = f"{power.status.value}, {day(power.as_of)}"
+        parts.append(f"latest power {view.figure(power)} ({when})")
+    return " · ".join(parts)
+
+
+def _party(view: SiteView, party: Entity) -> str:
+    roles = [
+        f"{_roles([r.value for r in entry.roles])} at {campus.title}"
+        for campus, entry in view.roles(party)
+    ]
+    if roles:
+        return sentence_case("; ".join(roles))
+    kind = getattr(party, "type", None)
+    return sentence_case(kind.value) if kind is not None else ""
+
+
+def _roles(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _person(view: SiteView, person: Entity) -> str:
+    assert isinstance(person, Person)
+    if person.role:
+        return person.role
+    parties = view.entities("party", person.affiliations)
+    return "With " + ", ".join(p.title for p in parties) if parties else ""
+
+
+def _source(view: SiteView, source: Entity) -> str:
+    assert isinstance(source, Source)
+    return view.citations.line(source)
+
+
+def _chapter(view: SiteView, chapter: Entity) -> str:
+    assert isinstance(chapter, Chapter)
+    return f"{view.chapter_label(chapter)}: {view.plain(chapter, 'summary')}"
+
+
+def _indicator(view: SiteView, indicator: Entity) -> str:
+    row = view.computed.row(indicator)
+    answer = row.answer if row is not None else None
+    if answer is None or answer.shown is None:
+        return f"Row {indicator.row}: no value yet. {view.plain(indicator, 'description')}"  # type: ignore[attr-defined]
+    campus = view.entity("campus", answer.campus)
+    at = f" at {campus.title}" if campus is not None else ""
+    return f"Row {indicator.row}: {answer.shown}{at}, as of {day(view.computed.as_of)}"  # type: ignore[attr-defined]
+
+
+def _test(view: SiteView, test: Entity) -> str:
+    verdict = view.computed.verdict(test)
+    when = f"to be judged by {day(test.deadline)}"  # type: ignore[attr-defined]
+    if verdict is not None and verdict.outcome is not None:
+        when = f"{view.computed.outcome(verdict)}, {when}"
+    return f"{sentence_case(when)}. {view.plain(test, 'claim')}"
+
+
+def _correction(view: SiteView, correction: Entity) -> str:
+    assert isinstance(correction, Correction)
+    return f"Was: {view.plain(correction, 'wrong')} Is: {view.plain(correction, 'right')}"
+
+
+def _scenario(view: SiteView, scenario: Entity) -> str:
+    campus = view.entity("campus", getattr(scenario, "campus", None))
+    futures = len(getattr(scenario, "futures", []))
+    where = f"{campus.title}: " if campus is not None else ""
+    return f"{where}{futures} futures, {scenario.start}–{scenario.end}"  # type: ignore[attr-defined]
+
+
+LINES: dict[str, Callable[[SiteView, Entity], str]] = {
+    "term": _term,
+    "campus": _campus,
+    "party": _party,
+    "person": _person,
+    "source": _source,
+    "chapter": _chapter,
+    "indicator": _indicator,
+    "test": _test,
+    "correction": _correction,
+    "scenario": _scenario,
+}
