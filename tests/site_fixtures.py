@@ -463,3 +463,12 @@ def local_only(context: Any, origin: str) -> list[str]:
 
     context.route("**/*", route)
     return refused
+
+
+def landed_at(url: str) -> "re.Pattern[str]":
+    """`url` as the browser shows it once there: a static host answers a page's bare URL
+    with a redirect to its folder, `/vol1/glossary` to `/vol1/glossary/`."""
+    import re
+
+    path, sep, rest = url.partition("?") if "?" in url else url.partition("#")
+    return re.compile(re.escape(path.rstrip("/")) + "/?" + re.escape(sep + rest) + "$")

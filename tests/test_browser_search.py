@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from site_fixtures import ARTIFACTS, build, chromium, local_only, serving
+from site_fixtures import ARTIFACTS, build, chromium, landed_at, local_only, serving
 
 pytestmark = pytest.mark.browser
 
@@ -118,7 +118,7 @@ def test_search_works_from_the_keyboard_alone(page: Any, origin: str) -> None:
         pytest.fail("the search box is not reached with the keyboard")
     page.keyboard.type("Colossus")
     page.keyboard.press("Enter")
-    page.wait_for_url(re.compile(r"/vol1/search\?q=Colossus$"))
+    page.wait_for_url(re.compile(r"/vol1/search/?\?q=Colossus$"))
     hits(page)
     assert page.evaluate("document.activeElement.id") == "search_query_"
     page.keyboard.press("ArrowDown")
@@ -128,7 +128,7 @@ def test_search_works_from_the_keyboard_alone(page: Any, origin: str) -> None:
     page.keyboard.press("ArrowUp")
     assert page.evaluate("document.activeElement.getAttribute('href')") == focused
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{origin}{focused}")
+    page.wait_for_url(landed_at(f"{origin}{focused}"))
     # And "/" leads back to the box from anywhere.
     page.keyboard.press("/")
     assert page.evaluate("document.activeElement.id") == "site_search_"
@@ -147,7 +147,7 @@ def test_without_javascript_no_box_shows_and_the_search_page_says_what_to_use(
     fallback = page.locator(".search-fallback")
     assert fallback.is_visible() and "JavaScript" in fallback.inner_text()
     fallback.get_by_role("link", name="Glossary").click()
-    page.wait_for_url(f"{origin}/vol1/glossary")
+    page.wait_for_url(landed_at(f"{origin}/vol1/glossary"))
     context.close()
     assert refused == []
 
@@ -217,7 +217,7 @@ def test_a_source_link_previews_on_a_first_tap_and_opens_on_the_second(
     link.tap()
     kind, title, line = preview_of(page)
     assert kind.casefold() == "source" and title and line
-    assert page.url == f"{origin}/vol1/ledger/colossus-2", "the first tap only previews"
+    assert landed_at(f"{origin}/vol1/ledger/colossus-2").match(page.url), "a first tap previews"
     opener = page.locator("#preview_ a.preview-open")
     assert opener.get_attribute("href") == href and opener.inner_text() == f"Open {title}"
     ARTIFACTS.mkdir(exist_ok=True)
@@ -228,7 +228,7 @@ def test_a_source_link_previews_on_a_first_tap_and_opens_on_the_second(
     link.tap()
     preview_of(page)
     link.tap()
-    page.wait_for_url(f"{origin}{href}")
+    page.wait_for_url(landed_at(f"{origin}{href}"))
     context.close()
     assert refused == []
 
