@@ -124,5 +124,5 @@ def test_build_refuses_a_house_with_errors_and_builds_one_without(house: Path) -
     assert refused.returncode == 1 and "H003" in refused.stdout
     built = subprocess.run([*run, house], capture_output=True, text=True, env=env, timeout=300)
     assert built.returncode == 0, built.stderr
-    assert (house / "_site" / "corrections.html").is_file()
+    assert (house / "_site" / "corrections" / "index.html").is_file()
     assert (house / "_site" / "vol2" / "index.html").is_file()

@@ -64,6 +64,7 @@ def test_a_terms_twin_carries_its_fields_and_backlinks(site: Path) -> None:
         ("campus", "Colossus 2"),
         ("campus", "Stargate UAE"),
         ("indicator", "Largest evidenced operating site"),
+        ("paper", "What the record shows: the compute race at the close"),
     ]
     row = term["backlinks"]["record"][2]
     assert row["url"] == "/vol1/scorecard#row-11" and row["api"] == "/vol1/api/scorecard.json"

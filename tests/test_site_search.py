@@ -147,7 +147,7 @@ def test_serve_shows_a_build_before_its_index_is_made(
     try:
         live.rebuild()  # returns while the index is still being made
         assert live.version == 1 and not live.broken
-        assert (live.site / "vol1" / "glossary" / "cluster.html").is_file()
+        assert (live.site / "vol1" / "glossary" / "cluster" / "index.html").is_file()
         assert indexing.wait(30) and live.search.folder is None
         assert not (live.site / "vol1" / "pagefind").exists()
         release.set()

@@ -277,12 +277,13 @@ def _prepare(
         releases = read_releases(record.root)
     except ReleaseReadError as exc:
         raise BuildError(str(exc)) from None
+    in_house = series is not None
     series = series or InSeries.alone(record.settings.site.series_corrections_url)
     nav = navigation(record, urls, releases, series.url)
     view = SiteView(record, graph, urls, nav, releases=releases)
     view.series = series
     pages = with_twins(site_pages(record, urls, releases), urls.base)
-    if series is not None:  # the host's root and its not-found page are the house's
+    if in_house:  # the host's root and its not-found page are the house's
         pages = [p for p in pages if p.url not in (ROOT_URL, NOT_FOUND_URL)]
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
