@@ -9,6 +9,8 @@ The site and the data releases read these, each from a compiled record opened wi
 - `timeline(db, campus, metric)` and `timelines(db, campus)`: a campus's figures by day;
 - `conflicts(db, campus)`: figures whose sources disagree;
 - `scenario(db, id)` and `scenarios(db)`: one campus's futures, year by year;
+- `machine(db)`: every campus and party as one machine: who does what where, and what
+  each owner's campuses evidence of power and chips;
 - `derive_all(db)`: all of the above at once, each campus's and party's timelines included.
 """
 
@@ -17,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sourcebook.derive.conflicts import Conflict
+from sourcebook.derive.machine import EMPTY as EMPTY_MACHINE
+from sourcebook.derive.machine import Machine, machine
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, scorecard
 from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, open_image, open_record
@@ -43,6 +47,7 @@ class Derived:
     conflicts: list[Conflict]
     timelines: dict[tuple[str, str], list[Timeline]] = field(default_factory=dict)
     """(kind, id) of a campus or party → a timeline per metric it has figures for."""
+    machine: Machine = field(default_factory=lambda: EMPTY_MACHINE)
 
     def row(self, indicator: str) -> Row | None:
         return next((r for r in self.rows if r.indicator == indicator), None)
@@ -72,6 +77,7 @@ def derive_all(db: CompiledRecord) -> Derived:
         scenarios(db),
         conflicts(db),
         timelines,
+        machine(db),
     )
 
 
@@ -83,6 +89,7 @@ __all__ = [
     "Conflict",
     "Failure",
     "FigureRef",
+    "Machine",
     "Outcome",
     "Point",
     "QueryError",
@@ -94,6 +101,7 @@ __all__ = [
     "all_timelines",
     "Verdict",
     "conflicts",
+    "machine",
     "open_image",
     "open_record",
     "scenario",
