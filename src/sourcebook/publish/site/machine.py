@@ -145,16 +145,13 @@ def draw(
     places, aspect = layout(nodes, edges)
     height = round(max(360, min(1600, (WIDTH - 2 * MARGIN_X) * aspect + 2 * MARGIN_Y)))
 
+    scaled = {
+        key: (MARGIN_X + x * (WIDTH - 2 * MARGIN_X), MARGIN_Y + y * (height - 2 * MARGIN_Y))
+        for key, (x, y) in places.items()
+    }
+    spots = _apart(nodes, scaled, height)
+
     def at(kind: str, ident: str) -> tuple[float, float]:
-        x, y = places[kind, ident]
-        return (
-            MARGIN_X + x * (WIDTH - 2 * MARGIN_X),
-            MARGIN_Y + y * (height - 2 * MARGIN_Y),
-        )
-
-    spots = _apart(nodes, {key: at(*key) for key in places}, height)
-
-    def at(kind: str, ident: str) -> tuple[float, float]:  # noqa: F811 - the spread places
         return spots[kind, ident]
 
     titles = {(n.kind, n.id): n.title for n in nodes}
