@@ -740,6 +740,7 @@ LATER = ["announced", "planned", "projected"]
 GRADES = ["documented", "observed", "reported", "claimed", "estimated"]
 QUALIFIERS = [None, None, "about", "more than", "up to", "nearly"]
 ROLES = ["owner", "operator", "tenant", "builder", "supplier", "financier", "developer"]
+SUPPLIES = ["GB200 systems", "H100 GPUs", "Megapack batteries", "gas turbines", "switchgear"]
 
 
 def make_sources(plan: Plan, writer: Writer) -> None:
@@ -807,6 +808,8 @@ def relate_campuses(plan: Plan) -> None:
         for party in plan.sample("party", 1, 4):
             entry: dict[str, object] = {"party": Plain(party.id)}
             entry["roles"] = rng.sample(ROLES, rng.randint(1, 2))
+            if "supplier" in entry["roles"]:
+                entry["supplies"] = rng.choice(SUPPLIES)
             if rng.random() < 0.5:
                 entry["source"] = Plain(plan.pick("source").id)
             if rng.random() < 0.1:

@@ -180,12 +180,17 @@ DOM_CHECK = """() => {
   for (const tag of ['iframe', 'object', 'embed', 'img']) {
     if (document.getElementsByTagName(tag).length) bad.push(tag);
   }
-  // The only SVG is the build's own charts, and nothing in them runs.
+  // The only SVG is the build's own charts and the machine's drawing, and nothing in
+  // them runs; the drawing's links lead only to the site's own pages.
   for (const svg of document.getElementsByTagName('svg')) {
-    if (svg.getAttribute('class') !== 'chart') bad.push('svg');
+    if (!['chart', 'machine'].includes(svg.getAttribute('class'))) bad.push('svg');
   }
-  const inside = document.querySelectorAll('svg script, svg foreignObject, svg a');
+  const inside = document.querySelectorAll('svg script, svg foreignObject, svg.chart a');
   if (inside.length) bad.push('svg content');
+  for (const a of document.querySelectorAll('svg.machine a')) {
+    const href = a.getAttribute('href') || '';
+    if (!href.startsWith('/') || href.startsWith('//')) bad.push('svg link ' + href);
+  }
   return bad;
 }"""
 

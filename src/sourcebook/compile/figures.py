@@ -82,12 +82,23 @@ def _figure_row(placed: Placed, record: Record, statuses: dict) -> tuple:
 
 
 def write_parties(db: sqlite3.Connection, record: Record) -> None:
+    statuses = quote_status(record)
     db.executemany(
-        "INSERT INTO campus_parties VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO campus_parties VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (campus.id, party.party, role.value, party.note, party.source)
+            (
+                campus.id,
+                party.party,
+                role.value,
+                party.note,
+                party.source,
+                index + 1,
+                party.supplies or None,
+                party.quote,
+                statuses.get((campus.key, f"parties.{index}.quote")),
+            )
             for campus in record.of("campus")
-            for party in getattr(campus, "parties", [])
+            for index, party in enumerate(getattr(campus, "parties", []))
             for role in party.roles
         ],
     )

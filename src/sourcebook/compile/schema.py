@@ -55,7 +55,8 @@ CREATE TABLE figure_inputs (
     figure TEXT NOT NULL, input TEXT NOT NULL, position INTEGER NOT NULL
 );
 CREATE TABLE campus_parties (
-    campus TEXT NOT NULL, party TEXT NOT NULL, role TEXT NOT NULL, note TEXT, source TEXT
+    campus TEXT NOT NULL, party TEXT NOT NULL, role TEXT NOT NULL, note TEXT, source TEXT,
+    position INTEGER NOT NULL, supplies TEXT, quote TEXT, quote_status TEXT
 );
 CREATE TABLE scenario_parameters (
     scenario TEXT NOT NULL, id TEXT NOT NULL, title TEXT NOT NULL,

@@ -11,6 +11,8 @@ The site and the data releases read these, each from a compiled record opened wi
 - `scenario(db, id)` and `scenarios(db)`: one campus's futures, year by year;
 - `chart_data(db, …)`: each chart's query's rows, over the record and the scorecard's
   and the tests' histories;
+- `machine(db)`: every campus and party as one machine: who does what where, and what
+  each owner's campuses evidence of power and chips;
 - `derive_all(db)`: all of the above at once, each campus's and party's timelines included.
 """
 
@@ -20,6 +22,8 @@ from dataclasses import dataclass, field
 
 from sourcebook.derive.charts import ChartData, Overview, chart_data, overview
 from sourcebook.derive.conflicts import Conflict
+from sourcebook.derive.machine import EMPTY as EMPTY_MACHINE
+from sourcebook.derive.machine import Machine, machine
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, history_months, scorecard
 from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, open_image, open_record
@@ -50,6 +54,7 @@ class Derived:
     """Each chart's data, by chart id."""
     overview: Overview | None = None
     """The record's size and the power it evidences running, for the record at a glance."""
+    machine: Machine = field(default_factory=lambda: EMPTY_MACHINE)
 
     def row(self, indicator: str) -> Row | None:
         return next((r for r in self.rows if r.indicator == indicator), None)
@@ -82,6 +87,7 @@ def derive_all(db: CompiledRecord) -> Derived:
         timelines,
         chart_data(db, rows, lambda: verdict_history(db, history_months(db))),
         overview(db),
+        machine(db),
     )
 
 
@@ -95,6 +101,7 @@ __all__ = [
     "Conflict",
     "Failure",
     "FigureRef",
+    "Machine",
     "Outcome",
     "Point",
     "QueryError",
@@ -106,6 +113,7 @@ __all__ = [
     "all_timelines",
     "Verdict",
     "conflicts",
+    "machine",
     "open_image",
     "open_record",
     "scenario",

@@ -54,9 +54,9 @@ def verify_quotes(record: Record, graph: Graph, cache: TextCache | None = None) 
     return report
 
 
-QUOTED_LISTS = ("figures", "parameters")
-"""Lists of numbers whose items cite a source and quote it: a campus's or party's
-figures, a scenario's parameters."""
+QUOTED_LISTS = ("figures", "parameters", "parties")
+"""Lists whose items cite a source and quote it: a campus's or party's figures, a
+scenario's parameters, a campus's parties (the words that give a party its role)."""
 
 
 def quote_claims(record: Record, graph: Graph) -> list[QuoteClaim]:

@@ -85,7 +85,17 @@ class CampusParty(Strict):
     party: str = Field(description="The party's id.")
     roles: list[Role] = Field(min_length=1, description="What the party does at this campus.")
     note: str = Field(default="", description="A short qualification of the roles.")
+    supplies: str = Field(
+        default="",
+        description=(
+            "For a supplier: what it supplies here, as a reader would say it "
+            "(`Megapack batteries`, `GB200 systems`)."
+        ),
+    )
     source: str | None = Field(default=None, description="The id of the source that says so.")
+    quote: str | None = Field(
+        default=None, description="The source's words that say so; proved like a figure's."
+    )
 
 
 class Grade(StrEnum):

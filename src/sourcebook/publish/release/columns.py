@@ -152,6 +152,11 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "role": Column(
             "What the party does at this campus.", enum=tuple(role.value for role in Role)
         ),
+        "position": Column("The party's place in the campus's list, from 1."),
+        "quote_status": Column(
+            "What the Library proved of the quote; empty where it was not proved.",
+            enum=QUOTE_STATUSES,
+        ),
     },
     "scenario_parameters": {
         "scenario": Column("The scenario's id."),
@@ -169,7 +174,10 @@ COLUMNS: dict[str, dict[str, Column]] = {
     "quotes": {
         "owner_kind": Column("The kind of the entity the quote is written in.", enum=KIND_NAMES),
         "owner_id": Column("The id of the entity the quote is written in."),
-        "field": Column("The field it is written in; a figure's is figures.N.quote, N from 0."),
+        "field": Column(
+            "The field it is written in; a figure's is figures.N.quote, a campus party's "
+            "parties.N.quote, N from 0."
+        ),
         "source": Column("The id of the source it claims to stand in."),
         "text": Column("Its words."),
         "status": Column(

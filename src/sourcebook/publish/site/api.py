@@ -151,6 +151,9 @@ def _listed(view: SiteView, value: Any, page_url: str) -> Any:
     """A list page's context: its entities as references, their groups kept; an entity
     that has no page of its own but an anchor on this one (a scorecard row, a
     correction, a source on its category's page) in full."""
+    document = getattr(value, "api_document", None)
+    if document is not None:  # what the page draws from derive's result (MachineContext)
+        return document(view)
     if isinstance(value, Entity):
         url = view.url(value)
         if "#" in url and url.split("#", 1)[0] == page_url:

@@ -45,6 +45,7 @@ NAV = (
     ("data", "Data"),
     ("companion", "Chapter by chapter"),
     ("observatory", "The record at a glance"),
+    ("machine", "The machine"),
     ("scenarios", ""),  # one item per scenario, named by it: "One campus, four futures"
     ("glossary", "Glossary"),
     ("people", "People"),
@@ -74,7 +75,7 @@ SECTION_KINDS = {
 
 def sections(record: Record, releases: Sequence[Release] = ()) -> list[str]:
     """The sections this record fills, in the navigation's order."""
-    filled = {"data": bool(releases)}
+    filled = {"data": bool(releases), "machine": bool(record.of("campus"))}
     return [
         name
         for name, _ in NAV
@@ -283,6 +284,12 @@ def _paper(record: Record, urls: Urls) -> Iterator[Page]:
         yield Page(urls.section("paper-pdf"), PDF_TEMPLATE, {"paper": paper}, listed=False)
 
 
+def _machine(record: Record, urls: Urls) -> Iterator[Page]:
+    from sourcebook.publish.site.machine_page import MachineContext
+
+    yield Page(urls.section("machine"), "machine.html", {"machine": MachineContext()})
+
+
 def _consent(record: Record, urls: Urls) -> Iterator[Page]:
     yield Page(urls.section("consent"), "consent.html", {})
 
@@ -292,6 +299,7 @@ SECTION_PAGES = {
     "tests": _tests,
     "scorecard": _scorecard,
     "companion": _companion,
+    "machine": _machine,
     "scenarios": _scenarios,
     "glossary": _glossary,
     "people": _people,

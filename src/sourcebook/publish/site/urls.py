@@ -23,6 +23,7 @@ SECTIONS = {
     "sources": "sources",
     "notes": "notes",
     "companion": "companion",
+    "machine": "machine",
     "people": "people",
     "parties": "parties",
     "tests": "tests",

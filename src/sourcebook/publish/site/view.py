@@ -38,6 +38,7 @@ from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.drawn import DrawnCharts
 from sourcebook.publish.site.feeds import FEEDS, Feed
+from sourcebook.publish.site.machine_page import MachineView
 from sourcebook.publish.site.pages import NavItem
 from sourcebook.publish.site.prose import ProseRenderer, Rendered
 from sourcebook.publish.site.releases import Release, entity_tables
@@ -101,6 +102,7 @@ class SiteView:
         self._used_by_html: dict[tuple[str, str], str] = {}
         self._nav: Markup | None = None
         self._papers: dict[str, Any] = {}
+        self._machine: MachineView | None = None
         self.env: Environment | None = None
         """The templates, for fragments; set by the build once it has made them."""
         self.series = InSeries("")
@@ -112,6 +114,13 @@ class SiteView:
         self.computed = Computed(derived)
         self.drawn = DrawnCharts(self.record, derived, self.urls)
         self.drawn.draw()
+        self._machine = None
+
+    def machine(self) -> MachineView:
+        """The machine's page, drawn once: its HTML and its JSON twin share it."""
+        if self._machine is None:
+            self._machine = MachineView(self)
+        return self._machine
 
     # The page being rendered.
 

@@ -1,0 +1,159 @@
+"""The machine (/vol1/machine): computed from the record, drawn, listed, and its twin."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from selectolax.lexbor import LexborHTMLParser as HTMLParser
+from site_fixtures import build, crawl, file_for
+
+from sourcebook.derive.machine import Edge, Holding, Machine, Node
+from sourcebook.publish.site.machine import MAX_NODES, draw
+
+BUNDLED = Path(__file__).resolve().parent.parent / "examples" / "compute-race"
+NEW_CAMPUS = """\
+---
+title: Colossus 3
+location: Southaven, Mississippi
+country: US
+status: operating
+parties:
+  - party: xai
+    roles: [owner]
+    source: ciol-xai-southaven-20b
+  - party: nvidia
+    roles: [supplier]
+    supplies: GB300 racks
+    source: ciol-xai-southaven-20b
+figures:
+  - metric: it-power
+    value: 250
+    unit: MW
+    status: operating
+    as_of: 2026-06
+    grade: reported
+    source: ciol-xai-southaven-20b
+  - metric: chips
+    value: 50000
+    unit: chips
+    chip: GB300
+    status: operating
+    as_of: 2026-06
+    grade: reported
+    source: ciol-xai-southaven-20b
+---
+"""
+
+
+def copy_of_bundled(tmp: Path) -> Path:
+    root = tmp / "record"
+    shutil.copytree(
+        BUNDLED, root, ignore=shutil.ignore_patterns("_site", "_site.*", ".sourcebook-cache")
+    )
+    return root
+
+
+def twin(site: Path) -> dict:
+    text = (site / "vol1" / "api" / "machine.json").read_text(encoding="utf-8")
+    return json.loads(text)["machine"]
+
+
+def owner(data: dict, party: str) -> dict:
+    return next(o for o in data["owners"] if o["owner"] == party)
+
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build(BUNDLED, tmp_path_factory.mktemp("bundled") / "site")
+
+
+def test_the_summary_is_computed_from_the_record(bundled: Path) -> None:
+    data = twin(bundled)
+    assert (data["campuses"], data["parties"], len(data["edges"])) == (10, 20, 32)
+    assert data["total"]["power_mw"] == 1000 and data["total"]["chips"] == 700_000
+    xai = owner(data, "xai")
+    assert xai["campuses"] == ["colossus-1", "colossus-2", "southaven"]
+    assert xai["power_mw"] == 500
+    tesla = [e for e in data["edges"] if e["party"] == "tesla"]
+    assert {e["supplies"] for e in tesla} == {"Megapack batteries"}
+    assert all(e["source"] and e["quote_status"] == "verified" for e in tesla)
+    html = HTMLParser(file_for(bundled, "/vol1/machine").read_text(encoding="utf-8"))
+    summary = html.css_first(".machine-summary").text()
+    assert "10 campuses" in " ".join(summary.split()) and "1,000 MW" in summary
+
+
+def test_a_campus_added_to_the_record_changes_the_summary(tmp_path: Path, bundled: Path) -> None:
+    root = copy_of_bundled(tmp_path)
+    (root / "campuses" / "colossus-3.md").write_text(NEW_CAMPUS, encoding="utf-8")
+    site = build(root, tmp_path / "site")
+    before, after = twin(bundled), twin(site)
+    assert after["campuses"] == before["campuses"] + 1
+    assert owner(after, "xai")["power_mw"] == owner(before, "xai")["power_mw"] + 250
+    assert after["total"]["chips"] == before["total"]["chips"] + 50_000
+    html = HTMLParser(file_for(site, "/vol1/machine").read_text(encoding="utf-8"))
+    assert "1,250 MW" in html.css_first(".machine-summary").text()
+    rows = [" ".join(r.text().split()) for r in html.css("table.machine-roles tbody tr")]
+    assert any(r.startswith("NVIDIA supplier Colossus 3 GB300 racks") for r in rows)
+    assert html.css_first('svg.machine a[href="/vol1/ledger/colossus-3"]')
+
+
+def test_the_table_lists_every_role_with_its_source(bundled: Path) -> None:
+    html = HTMLParser(file_for(bundled, "/vol1/machine").read_text(encoding="utf-8"))
+    rows = html.css("table.machine-roles tbody tr")
+    assert len(rows) == len(twin(bundled)["edges"])
+    for row in rows:
+        cells = row.css("th, td")
+        assert cells[0].css_first("a") and cells[2].css_first("a")
+        assert cells[4].css_first("a").attributes["href"].startswith("/vol1/sources/")
+    megapacks = [r for r in rows if "Megapack batteries" in r.text()]
+    assert len(megapacks) == 2
+
+
+def test_the_page_is_in_the_navigation_after_chapter_by_chapter(bundled: Path) -> None:
+    html = HTMLParser(file_for(bundled, "/vol1/").read_text(encoding="utf-8"))
+    links = [(a.text(), a.attributes["href"]) for a in html.css("nav.site-nav a")]
+    at = links.index(("The machine", "/vol1/machine"))
+    assert links[at - 1][0] == "Chapter by chapter"
+    reached, problems = crawl(bundled, "/vol1/machine")
+    assert problems == []
+    assert "/vol1/machine" in reached and "/vol1/ledger/colossus-1" in reached
+
+
+def test_every_number_links_to_the_figures_it_sums(bundled: Path) -> None:
+    html = HTMLParser(file_for(bundled, "/vol1/machine").read_text(encoding="utf-8"))
+    hrefs = [a.attributes["href"] for a in html.css("table.owners td.number a")]
+    assert "/vol1/ledger/prometheus#figure-campus:prometheus:3" in hrefs
+    _, problems = crawl(bundled, "/vol1/machine")
+    assert problems == []
+
+
+def machine_of(campuses: int, parties: int, title: str = "Party") -> Machine:
+    nodes = [Node("campus", f"c{i}", f"Campus {i}", "operating", 2) for i in range(campuses)]
+    nodes += [Node("party", f"p{i}", f"{title} {i}", "company", 0) for i in range(parties)]
+    edges = [
+        Edge(f"c{i}", f"p{(i * 7 + k) % parties}", ("supplier",), "GB200s", None, None, None, None)
+        for i in range(campuses)
+        for k in range(2)
+    ]
+    empty = Holding("", (), 0.0, (), 0.0, ())
+    return Machine(tuple(nodes), tuple(edges), {}, {}, (), empty)
+
+
+def test_a_large_record_is_drawn_capped_and_says_so() -> None:
+    drawing = draw(machine_of(1000, 1000), lambda k, i: f"/{k}/{i}", title="t", description="d")
+    assert drawing.capped and 0 < drawing.nodes <= MAX_NODES
+    assert str(drawing.svg).count("<a href=") == drawing.nodes
+
+
+def test_the_drawing_is_the_same_every_time_and_escapes_the_record() -> None:
+    hostile = machine_of(3, 2, title='<script>alert("x")</script> & co')
+    first = draw(hostile, lambda k, i: f"/{k}/{i}?a=1&b=2", title="<t>", description="d")
+    second = draw(hostile, lambda k, i: f"/{k}/{i}?a=1&b=2", title="<t>", description="d")
+    assert str(first.svg) == str(second.svg)
+    svg = str(first.svg)
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    assert 'href="/party/p0?a=1&amp;b=2"' in svg
+    assert '<title id="machine-t">&lt;t&gt;</title>' in svg
