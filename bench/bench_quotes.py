@@ -78,7 +78,7 @@ def item_text(rng: random.Random, size: int) -> str:
 
 
 def generate(out: Path, args: argparse.Namespace) -> None:
-    from sourcebook.library.items import Item
+    from sourcebook.model.library import Item
     from sourcebook.library.store import dump_item
 
     rng = random.Random(args.seed)
@@ -128,7 +128,7 @@ def child(out: Path) -> None:
     """Prove every quote once, in this process, and print one JSON line of figures."""
     from sourcebook.diagnostics import Diagnostics, Pos
     from sourcebook.library.cache import TextCache
-    from sourcebook.library.read import read_library
+    from sourcebook.read.library import read_library
     from sourcebook.library.verify import verify_quotes
     from sourcebook.link.graph import Graph, QuoteClaim
     from sourcebook.model.kinds import Source

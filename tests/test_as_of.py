@@ -15,7 +15,7 @@ from sourcebook import derive
 from sourcebook.cli import main
 from sourcebook.compile import AsOfError
 from sourcebook.derive.scorecard import history_months
-from sourcebook.derive.sql import QueryError
+from sourcebook.compile.database import QueryError
 from sourcebook.pipeline import check, compile
 
 CAMPUS = """\

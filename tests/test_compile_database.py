@@ -13,7 +13,7 @@ from sourcebook import derive
 from sourcebook.compile import SCHEMA_VERSION, compile_in_memory, compile_record
 from sourcebook.compile.rows import insert_rows, sql_value
 from sourcebook.compile.schema import kind_columns, may_read
-from sourcebook.derive.figures import placed_figures
+from sourcebook.model.figures import placed_figures
 from sourcebook.model.kinds import KINDS
 from sourcebook.pipeline import check, compile
 

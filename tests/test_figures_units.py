@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcebook.derive.units import (
+from sourcebook.model.units import (
     METRICS,
     UnitError,
     convert,

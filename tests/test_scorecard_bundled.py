@@ -8,10 +8,10 @@ import pytest
 from conftest import BUNDLED
 
 from sourcebook import derive
-from sourcebook.derive.figures import placed_figures
+from sourcebook.model.figures import placed_figures
 from sourcebook.derive.scorecard import figure_refs, history_months
-from sourcebook.derive.sql import QueryError
-from sourcebook.derive.units import to_base
+from sourcebook.compile.database import QueryError
+from sourcebook.model.units import to_base
 from sourcebook.model.base import day_end
 from sourcebook.pipeline import check, compile
 

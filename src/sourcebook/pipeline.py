@@ -13,8 +13,9 @@ from functools import partial
 from pathlib import Path
 
 from sourcebook import derive as derived
-from sourcebook.check import check_compiled, check_record
+from sourcebook.check import check_record
 from sourcebook.compile import compile_in_memory, compile_record, record_day
+from sourcebook.derive.queries import check_queries
 from sourcebook.derive.sandbox import isolated
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link import Graph, link_record
@@ -66,7 +67,7 @@ def check(
     check_record(record, graph, diagnostics)
     with compile_in_memory(record, graph, as_of) as db:
         image = db.image()
-    check_compiled(record, image, diagnostics)
+    check_queries(record, image, diagnostics)
     return Checked(record, graph, diagnostics, as_of, image)
 
 

@@ -13,7 +13,6 @@ from sourcebook.check import (
     dates,
     figures,
     names,
-    queries,
     quotes,
     references,
     scenarios,
@@ -23,7 +22,7 @@ from sourcebook.check import (
 )
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link.graph import Graph
-from sourcebook.model.collector import collector_paused
+from sourcebook.runtime.collector import collector_paused
 from sourcebook.model.record import Record
 
 Rule = Callable[[Record, Graph, Diagnostics], None]
@@ -41,20 +40,9 @@ RULES: list[Rule] = [
     scenarios.check_scenarios,
 ]
 
-CompiledRule = Callable[[Record, bytes, Diagnostics], None]
-
-COMPILED_RULES: list[CompiledRule] = [queries.check_queries]
-"""Rules over the compiled record (its image, as of the day checked): the record's own SQL."""
-
-
 @collector_paused()
 def check_record(
     record: Record, graph: Graph, diagnostics: Diagnostics, rules: list[Rule] | None = None
 ) -> None:
     for rule in RULES if rules is None else rules:
         rule(record, graph, diagnostics)
-
-
-def check_compiled(record: Record, image: bytes, diagnostics: Diagnostics) -> None:
-    for rule in COMPILED_RULES:
-        rule(record, image, diagnostics)

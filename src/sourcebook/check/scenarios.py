@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sourcebook.derive.numbers import carries
+from sourcebook.model.numbers import carries
 from sourcebook.derive.scenarios import ScenarioError, project
-from sourcebook.derive.units import UnitError, parse, shown
+from sourcebook.model.units import UnitError, parse, shown
 from sourcebook.diagnostics import Diagnostics, did_you_mean
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity

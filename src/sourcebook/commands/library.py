@@ -55,7 +55,7 @@ def library() -> None:
 def add(target: str, record: Path, source: str | None, **details: object) -> None:
     """Add TARGET, a file or an http(s) URL, to the Library; the same bytes give the same item."""
     from sourcebook.library.intake import Details, IntakeError, take_in
-    from sourcebook.library.items import ItemKind
+    from sourcebook.model.library import ItemKind
 
     kind = details.pop("kind")
     try:
@@ -80,7 +80,7 @@ def add(target: str, record: Path, source: str | None, **details: object) -> Non
 def list_items(record: Path, output: str) -> None:
     """List the Library's items: shelf, kind, capture day, what it holds, where from."""
     from sourcebook.diagnostics import Diagnostics
-    from sourcebook.library.read import read_library
+    from sourcebook.read.library import read_library
 
     if not record.is_dir():
         fail(f"{record.as_posix()}: no such folder", output)

@@ -21,10 +21,10 @@ from sourcebook.compile.figures import (
 )
 from sourcebook.compile.rows import write_entities, write_library, write_quotes, write_refs
 from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read, schema
-from sourcebook.derive.as_of import restrict
-from sourcebook.derive.sql import CompiledRecord
+from sourcebook.compile.as_of import restrict
+from sourcebook.compile.database import CompiledRecord
 from sourcebook.link import Graph, link_record
-from sourcebook.model.collector import collector_paused
+from sourcebook.runtime.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 

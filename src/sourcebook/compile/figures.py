@@ -6,9 +6,9 @@ import json
 import sqlite3
 
 from sourcebook.compile.rows import quote_status
-from sourcebook.derive.as_of import figure_known_from, iso
-from sourcebook.derive.figures import EVIDENCED, GRADE_RANK, Placed, placed_figures
-from sourcebook.derive.units import DIMENSIONS, METRICS, metric
+from sourcebook.compile.as_of import figure_known_from, iso
+from sourcebook.model.figures import EVIDENCED, GRADE_RANK, Placed, placed_figures
+from sourcebook.model.units import DIMENSIONS, METRICS, metric
 from sourcebook.model.base import day_end
 from sourcebook.model.kinds import Grade
 from sourcebook.model.record import Record

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sourcebook.compile.schema import kind_columns
-from sourcebook.derive.as_of import iso
+from sourcebook.compile.as_of import iso
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sourcebook.derive.conflicts import Conflict
+from sourcebook.model.conflicts import Conflict
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, scorecard
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, open_image, open_record
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError, open_image, open_record
 from sourcebook.derive.timeline import (
     Timeline,
     TimelinePoint,
@@ -29,7 +29,7 @@ from sourcebook.derive.timeline import (
     timelines,
 )
 from sourcebook.derive.verdicts import Outcome, Verdict, verdicts
-from sourcebook.model.collector import collector_paused
+from sourcebook.runtime.collector import collector_paused
 
 
 @dataclass(frozen=True)

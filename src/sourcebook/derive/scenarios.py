@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sourcebook.derive.sql import CompiledRecord
-from sourcebook.derive.units import UnitError, convert
+from sourcebook.compile.database import CompiledRecord
+from sourcebook.model.units import UnitError, convert
 
 CHIP_UNITS = ("H100e", "chip")
 

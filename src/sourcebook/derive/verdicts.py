@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from sourcebook.derive.scorecard import FigureRef, figure_refs
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.model.base import day_end
 
 TEST_COLUMNS = ("holds", "why", "figure")

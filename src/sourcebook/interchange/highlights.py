@@ -16,7 +16,7 @@ from sourcebook.diagnostics import Diagnostics
 from sourcebook.interchange.editor import EditError, EntityFile
 from sourcebook.interchange.hypothesis import Annotation, url_key
 from sourcebook.interchange.zotero import ImportProblem
-from sourcebook.library.files import write_atomic
+from sourcebook.files import write_atomic
 from sourcebook.link.prose import quote_spans
 
 

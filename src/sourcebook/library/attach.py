@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from sourcebook.library.files import write_atomic
+from sourcebook.files import write_atomic
 
 _FIELD = re.compile(r"^library:[ \t]*(.*)$", re.M)
 _BLOCK_ITEM = re.compile(r"^([ \t]*)-[ \t]+\S.*$")

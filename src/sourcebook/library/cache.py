@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sourcebook.library.extract import PAGE_BREAK
 from sourcebook.library.normalize import NORMALIZATION_VERSION, normalize
-from sourcebook.library.read import CACHE_FOLDER
+from sourcebook.read.library import CACHE_FOLDER
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sourcebook.library.items import Library
+from sourcebook.model.library import Library
 from sourcebook.library.match import locate
 from sourcebook.library.nearest import Nearest
 from sourcebook.library.normalize import compile_quote

@@ -9,7 +9,7 @@ import io
 import mimetypes
 from dataclasses import dataclass
 
-from sourcebook.library.items import ItemKind
+from sourcebook.model.library import ItemKind
 
 PAGE_BREAK = "\f"
 """Separates a PDF's pages in an item's text, so that a quote's page can be told."""

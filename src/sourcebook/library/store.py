@@ -19,9 +19,9 @@ import yaml
 
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.library.extract import Extracted, extract, guess_kind, media_type_of
-from sourcebook.library.files import write_atomic
-from sourcebook.library.items import Item, ItemKind, Library, shelf_number
-from sourcebook.library.read import CACHE_FOLDER, FOLDER, read_library
+from sourcebook.files import write_atomic
+from sourcebook.model.library import Item, ItemKind, Library, shelf_number
+from sourcebook.read.library import CACHE_FOLDER, FOLDER, read_library
 
 
 @dataclass

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from sourcebook.library.cache import Normalized, TextCache
-from sourcebook.library.items import Item, ItemKind, Library
+from sourcebook.model.library import Item, ItemKind, Library
 from sourcebook.library.match import locate
 from sourcebook.library.nearest import Nearest, nearest
 from sourcebook.library.normalize import QuotePattern, compile_quote

@@ -15,10 +15,10 @@ from sourcebook.diagnostics import Pos
 from sourcebook.link import prose
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.base import Entity
-from sourcebook.model.collector import collector_paused
+from sourcebook.runtime.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
-from sourcebook.workers import worker_count
+from sourcebook.runtime.workers import worker_count
 
 Key = tuple[str, str]
 _NEWLINE = re.compile("\n")

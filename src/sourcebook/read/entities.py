@@ -20,7 +20,7 @@ from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, did_you_mean
 from sourcebook.model.base import ID_PATTERN, Entity, Place
 from sourcebook.model.kinds import KINDS, Kind
 from sourcebook.read.frontmatter import FrontMatterError, Path_, parse
-from sourcebook.workers import worker_count
+from sourcebook.runtime.workers import worker_count
 
 PARALLEL_FROM = 2000
 """Files below which a record is read in this process: starting workers costs more."""

@@ -20,7 +20,7 @@ from sourcebook.derive import (
     Verdict,
 )
 from sourcebook.derive.scenarios import Year
-from sourcebook.derive.units import UnitError, shown
+from sourcebook.model.units import UnitError, shown
 from sourcebook.model.base import Entity
 from sourcebook.publish.site.charts import Point, Series, day_label, day_number, legend, line_chart
 

@@ -44,7 +44,7 @@ from sourcebook.publish.site.pages import Page
 from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.read.paths import Confined
-from sourcebook.workers import worker_count
+from sourcebook.runtime.workers import worker_count
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"

@@ -18,7 +18,7 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from sourcebook.derive import Derived, Timeline, TimelinePoint
-from sourcebook.derive.figures import Placed
+from sourcebook.model.figures import Placed
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
 from sourcebook.link.graph import Graph, build_matcher
 from sourcebook.model.addresses import safe_link

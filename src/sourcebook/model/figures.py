@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sourcebook.derive.conflicts import Stated
-from sourcebook.derive.units import UnitError, to_base
+from sourcebook.model.conflicts import Stated
+from sourcebook.model.units import UnitError, to_base
 from sourcebook.diagnostics import Pos
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Figure, Grade

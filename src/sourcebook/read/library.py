@@ -13,8 +13,8 @@ import yaml
 from pydantic import ValidationError
 
 from sourcebook.diagnostics import Diagnostics, Pos
-from sourcebook.library.files import write_atomic
-from sourcebook.library.items import SHELF_PATTERN, Item, Library
+from sourcebook.files import write_atomic
+from sourcebook.model.library import SHELF_PATTERN, Item, Library
 from sourcebook.read.frontmatter import FrontMatterError, within_budget
 from sourcebook.read.paths import Confined
 

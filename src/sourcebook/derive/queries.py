@@ -7,7 +7,7 @@ from functools import partial
 
 from sourcebook.derive.sandbox import isolated
 from sourcebook.derive.scorecard import evaluate_indicator
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.derive.verdicts import judge
 from sourcebook.diagnostics import Diagnostics, Pos
 from sourcebook.model.base import Entity
