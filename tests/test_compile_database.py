@@ -15,7 +15,7 @@ from sourcebook.compile.rows import insert_rows, sql_value
 from sourcebook.compile.schema import kind_columns, may_read
 from sourcebook.model.figures import placed_figures
 from sourcebook.model.kinds import KINDS
-from sourcebook.pipeline import check, compile
+from sourcebook.pipeline import check, compile_checked
 
 DATABASE_DOC = (REPO / "docs" / "database.md").read_text(encoding="utf-8")
 
@@ -27,7 +27,7 @@ def checked():
 
 @pytest.fixture(scope="module")
 def db(checked, tmp_path_factory):
-    path = compile(checked, tmp_path_factory.mktemp("db") / "record.db")
+    path = compile_checked(checked, tmp_path_factory.mktemp("db") / "record.db")
     connection = sqlite3.connect(path)
     yield connection
     connection.close()
@@ -109,13 +109,13 @@ def test_every_table_and_view_is_documented(db):
 
 
 def test_the_same_record_gives_the_same_bytes(checked, tmp_path):
-    first = compile(checked, tmp_path / "a.db").read_bytes()
-    second = compile(checked, tmp_path / "b.db").read_bytes()
+    first = compile_checked(checked, tmp_path / "a.db").read_bytes()
+    second = compile_checked(checked, tmp_path / "b.db").read_bytes()
     assert first == second
 
 
 def test_a_failed_compile_leaves_the_last_database(checked, tmp_path, monkeypatch):
-    path = compile(checked, tmp_path / "record.db")
+    path = compile_checked(checked, tmp_path / "record.db")
     before = path.read_bytes()
 
     def broken(*args, **kwargs):

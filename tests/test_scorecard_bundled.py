@@ -8,11 +8,11 @@ import pytest
 from conftest import BUNDLED
 
 from sourcebook import derive
-from sourcebook.model.figures import placed_figures
-from sourcebook.derive.scorecard import figure_refs, history_months
 from sourcebook.compile.database import QueryError
-from sourcebook.model.units import to_base
+from sourcebook.derive.scorecard import figure_refs, history_months
 from sourcebook.model.base import day_end
+from sourcebook.model.figures import placed_figures
+from sourcebook.model.units import to_base
 from sourcebook.pipeline import check, compile
 
 SITE_POWER = ("it-power", "facility-power")

@@ -13,11 +13,7 @@ import click
 from sourcebook.commands.common import OUTPUT, RECORD, fail
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from sourcebook.link import Graph
-    from sourcebook.model.record import Record
-    from sourcebook.pipeline import Checked
+    from sourcebook.check.result import Checked
 
 AS_OF = click.option(
     "--as-of",
@@ -78,10 +74,10 @@ def check(
         )
     else:
         print_diagnostics(shown, errors, warnings, len(checked.record) if checked.record else 0)
-        if quotes and checked.record is not None and checked.record.library.report is not None:
+        if quotes and checked.record is not None and checked.proofs is not None:
             from sourcebook.commands.library import print_quote_table
 
-            report = checked.record.library.report
+            report = checked.proofs
             print_quote_table(report)
             if listed:
                 from sourcebook.commands.quote_list import print_quote_list
@@ -95,7 +91,7 @@ def _quotes_json(checked, listed: bool) -> dict:  # type: ignore[no-untyped-def]
     from sourcebook.commands.library import QUOTE_COLUMNS, quote_table
     from sourcebook.library.explain import explain
 
-    report = checked.record.library.report if checked.record is not None else None
+    report = checked.proofs
     rows = quote_table(report) if report is not None else []
     out: dict = {"quotes": [dict(zip(QUOTE_COLUMNS, row, strict=True)) for row in rows]}
     if listed:
@@ -126,23 +122,22 @@ def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) ->
     console.print(f"[{'bold red' if errors else 'green'}]{summary}[/]")
 
 
-def checked_or_exit(
-    record: Path,
-    as_of: date | None = None,
-    quiet: bool = False,
-    linked: Callable[[Record, Graph], None] | None = None,
-) -> Checked:
+def checked_or_exit(record: Path, as_of: date | None = None, quiet: bool = False) -> Checked:
     """Check a record before publishing it: errors printed and exit 1; warnings printed
-    unless `quiet`; a folder that is not a record, or a day after it closes, exit 2.
-    `linked` is `pipeline.check`'s."""
+    unless `quiet`; a folder that is not a record, or a day after it closes, exit 2."""
     from sourcebook.compile import AsOfError
     from sourcebook.pipeline import check
     from sourcebook.read import RecordError
 
     try:
-        checked = check(record, as_of, linked)
+        checked = check(record, as_of)
     except (RecordError, AsOfError) as exc:
         fail(str(exc))
+    return passed_or_exit(checked, quiet)
+
+
+def passed_or_exit(checked: Checked, quiet: bool = False) -> Checked:
+    """A checked record's errors printed and exit 1; its warnings printed unless `quiet`."""
     diagnostics = checked.diagnostics
     entities = len(checked.record) if checked.record else 0
     if not checked.ok:

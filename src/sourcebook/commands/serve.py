@@ -11,8 +11,8 @@ import click
 from sourcebook.commands.common import RECORD, fail
 
 if TYPE_CHECKING:
+    from sourcebook.live import LiveSite
     from sourcebook.notify.local import LocalService
-    from sourcebook.publish.site.serve import LiveSite
 
 
 @click.command()
@@ -26,7 +26,8 @@ def serve(
     record: Path, host: str, port: int, no_watch: bool, verbose: bool, no_notify: bool
 ) -> None:
     """Build RECORD's site and serve it; where check finds errors, the pages show them."""
-    from sourcebook.publish.site.serve import LiveSite, SiteServer
+    from sourcebook.live import LiveSite
+    from sourcebook.publish.site.serve import SiteServer
     from sourcebook.read.settings import SETTINGS_FILE
 
     if not (record / SETTINGS_FILE).is_file():

@@ -9,17 +9,19 @@ The site and the data releases read these, each from a compiled record opened wi
 - `timeline(db, campus, metric)` and `timelines(db, campus)`: a campus's figures by day;
 - `conflicts(db, campus)`: figures whose sources disagree;
 - `scenario(db, id)` and `scenarios(db)`: one campus's futures, year by year;
-- `derive_all(db)`: all of the above at once, each campus's and party's timelines included.
+- `derive_all(db)`: all of the above at once, each campus's and party's timelines included;
+- `derive_checked(checked)`: `derive_all` over the database check compiled, in the sandbox.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sourcebook.model.conflicts import Conflict
+from sourcebook.check.result import Checked
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError, open_image, open_record
+from sourcebook.derive.sandbox import isolated
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, scorecard
-from sourcebook.compile.database import CompiledRecord, Failure, QueryError, open_image, open_record
 from sourcebook.derive.timeline import (
     Timeline,
     TimelinePoint,
@@ -29,6 +31,7 @@ from sourcebook.derive.timeline import (
     timelines,
 )
 from sourcebook.derive.verdicts import Outcome, Verdict, verdicts
+from sourcebook.model.conflicts import Conflict
 from sourcebook.runtime.collector import collector_paused
 
 
@@ -75,10 +78,18 @@ def derive_all(db: CompiledRecord) -> Derived:
     )
 
 
+def derive_checked(checked: Checked) -> Derived:
+    """Everything computed from a checked record, as of the day it was checked, read from
+    the database check compiled; the record's own queries run in the sandbox."""
+    assert checked.image is not None
+    return isolated(checked.image, derive_all)
+
+
 __all__ = [
     "Answer",
     "Derived",
     "derive_all",
+    "derive_checked",
     "CompiledRecord",
     "Conflict",
     "Failure",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from functools import partial
 
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.derive.sandbox import isolated
 from sourcebook.derive.scorecard import evaluate_indicator
-from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.derive.verdicts import judge
 from sourcebook.diagnostics import Diagnostics, Pos
 from sourcebook.model.base import Entity

@@ -43,9 +43,7 @@ Key = tuple[str, str, int]
 Outcome = Result | QueryError
 
 
-def isolated(
-    image: bytes, job: Callable[[CompiledRecord], T], seconds: float | None = None
-) -> T:
+def isolated(image: bytes, job: Callable[[CompiledRecord], T], seconds: float | None = None) -> T:
     """`job(db)` run in a child process over the compiled record `image`, its queries each
     within `seconds` (default: the record's limit) however they run, and all of them
     within TOTAL_SECONDS."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sourcebook.model.conflicts import Conflict, Stated, find_conflicts
 from sourcebook.compile.database import CompiledRecord
+from sourcebook.model.conflicts import Conflict, Stated, find_conflicts
 from sourcebook.model.units import METRICS, UnitError, convert, metric
 
 _FIGURE_COLUMNS = (

@@ -20,8 +20,8 @@ from datetime import date
 from enum import StrEnum
 from typing import Any
 
-from sourcebook.derive.scorecard import FigureRef, figure_refs
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError
+from sourcebook.derive.scorecard import FigureRef, figure_refs
 from sourcebook.model.base import day_end
 
 TEST_COLUMNS = ("holds", "why", "figure")

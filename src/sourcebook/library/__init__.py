@@ -16,7 +16,7 @@ Its modules, in the order a copy travels through them:
 
 For the site: `record.library.holdings(source.library)` gives a source's items (shelf,
 kind, `captured`, `holds`, `url`, `read_as_image`; the source's own `read` says what was
-read), and after check, `record.library.report.proof_of(claim)` gives a quote's `Proof`
+read), and after check, `checked.proofs.proof_of(claim)` gives a quote's `Proof`
 (`status`, `found.shelf`, `locator`: "p. 81" or "read as an image").
 """
 

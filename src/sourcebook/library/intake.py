@@ -8,8 +8,8 @@ from pathlib import Path
 from sourcebook.library.attach import AttachError, attach, source_file
 from sourcebook.library.capture import CaptureError, fetch, read_capture_file
 from sourcebook.library.extract import ExtractError, decode
-from sourcebook.model.library import Item, ItemKind
 from sourcebook.library.store import Original, add_original
+from sourcebook.model.library import Item, ItemKind
 
 
 class IntakeError(Exception):

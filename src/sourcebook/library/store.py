@@ -18,8 +18,8 @@ from pathlib import Path
 import yaml
 
 from sourcebook.diagnostics import Diagnostics
-from sourcebook.library.extract import Extracted, extract, guess_kind, media_type_of
 from sourcebook.files import write_atomic
+from sourcebook.library.extract import Extracted, extract, guess_kind, media_type_of
 from sourcebook.model.library import Item, ItemKind, Library, shelf_number
 from sourcebook.read.library import CACHE_FOLDER, FOLDER, read_library
 

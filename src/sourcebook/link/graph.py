@@ -9,18 +9,18 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, NamedTuple
+from typing import Any
 
 from sourcebook.diagnostics import Pos
 from sourcebook.link import prose
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.base import Entity
-from sourcebook.runtime.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
+from sourcebook.model.refs import Key, QuoteClaim, Ref
+from sourcebook.runtime.collector import collector_paused
 from sourcebook.runtime.workers import worker_count
 
-Key = tuple[str, str]
 _NEWLINE = re.compile("\n")
 _SPACE = re.compile(r"\s")  # exactly str.isspace
 _SPACES = re.compile(r"\s+")
@@ -28,37 +28,6 @@ PARALLEL_FROM = 2000
 """Entities below which a record is linked in this process: starting workers costs more."""
 CHUNK = 250
 """Entities a worker links per task."""
-
-
-class Ref(NamedTuple):
-    """One reference from an entity to another.
-
-    `via` is field (front matter), wiki, cite (a Pandoc citation) or mention (a name
-    found in prose). A reference to nothing keeps its `target` with `resolved` False.
-    A named tuple, not a frozen dataclass: a large record makes hundreds of thousands,
-    and a tuple is made five times faster.
-    """
-
-    source: Key
-    target: Key
-    via: str
-    field: str
-    pos: Pos
-    text: str
-    locator: str | None = None
-    resolved: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class QuoteClaim:
-    """Words in curly quotes that claim to stand in a source."""
-
-    owner: Key
-    field: str
-    source: str | None
-    text: str
-    pos: Pos
-    locator: str | None = None
 
 
 @dataclass

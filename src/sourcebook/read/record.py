@@ -6,12 +6,12 @@ import os
 from pathlib import Path
 
 from sourcebook.diagnostics import Diagnostics, Pos
-from sourcebook.runtime.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.read.entities import EntityFile, FileRead, reading
 from sourcebook.read.paths import Confined, check_published_links
 from sourcebook.read.settings import RecordError, read_settings
+from sourcebook.runtime.collector import collector_paused
 
 __all__ = ["RecordError", "read_record"]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
-from sourcebook.pipeline import Checked
+from sourcebook.check.result import Checked
 from sourcebook.publish.release import changelog as changes
 from sourcebook.publish.release.about import About
 from sourcebook.publish.release.checksums import folder_facts, write_sums

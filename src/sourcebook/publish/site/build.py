@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sourcebook.derive import Derived
+from sourcebook.check.result import Checked
+from sourcebook.derive import Derived, derive_checked
+from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
-from sourcebook.pipeline import Checked, derive_checked
 from sourcebook.publish.site.api import with_twins
 from sourcebook.publish.site.pages import FEED_TEMPLATE, Page, navigation, site_pages
 from sourcebook.publish.site.releases import (
@@ -65,8 +66,14 @@ def build_site(
     given). `progress(done, total)` is called as pages are written. The site is written beside
     `out_dir` and swapped in only once it is whole.
     """
-    with SiteBuild(jobs, notify_url) as site:
-        return site.finish(checked, out_dir, progress=progress, derived=derived)
+    if not checked.ok or checked.record is None:
+        raise BuildError(RECORD_HAS_ERRORS)
+    with SiteBuild(checked.record, checked.graph, jobs, notify_url) as site:
+        site.cite(checked.proofs)
+        return site.write(out_dir, derived or derive_checked(checked), progress=progress)
+
+
+RECORD_HAS_ERRORS = "the record has errors: run 'sourcebook check' to see them"
 
 
 @dataclass
@@ -82,21 +89,24 @@ class _Prepared:
 
 
 class SiteBuild:
-    """One build of a record's site, which may begin as soon as the record is linked.
-
-    `begin` (the `linked` step of `pipeline.check`) prepares the pages and, on two or more
-    cores, has workers render the prose they draw on while this process checks the record.
-    `finish` writes the site, and only for a record that check passed; leaving the `with`
-    block stops any worker still running. Without `begin`, `finish` does it all.
+    """One build of a linked record's site, in three steps: `render_prose` (optional) has
+    workers render the prose every page draws on, which needs nothing but the linked
+    record, so that it overlaps with check; `cite` takes check's proof of the quotes, which
+    the sources' citations show; `write` writes the pages and swaps the site in. Leaving
+    the `with` block stops any worker still running.
     """
 
-    def __init__(self, jobs: int | None = None, notify_url: str | None = None):
-        self._jobs = jobs
-        self._notify_url = notify_url
-        """Where the sign-up form posts, instead of `[notify] url` (`serve`'s own service)."""
+    def __init__(
+        self, record: Record, graph: Graph, jobs: int | None = None, notify_url: str | None = None
+    ):
         self._prepared: _Prepared | None = None
         self._error: BuildError | None = None
         self._prose: ProseWorkers | None = None
+        self._proofs: QuoteReport | None = None
+        try:
+            self._prepared = _prepare(record, graph, jobs, notify_url)
+        except BuildError as exc:
+            self._error = exc  # told by `write`, after what check found
 
     def __enter__(self) -> SiteBuild:
         return self
@@ -105,39 +115,39 @@ class SiteBuild:
         if self._prose is not None:
             self._prose.cancel()
 
-    def begin(self, record: Record, graph: Graph) -> None:
-        try:
-            prepared = self._prepared = _prepare(record, graph, self._jobs, self._notify_url)
-        except BuildError as exc:
-            self._error = exc  # told by `finish`, after what check found
+    def render_prose(self) -> None:
+        """On two or more cores, start workers rendering the prose while this process goes
+        on (checking the record)."""
+        site = self._prepared
+        if site is None or site.jobs <= 1 or self._prose is not None:
             return
-        if prepared.jobs > 1:
-            try:
-                self._prose = ProseWorkers(prepared.view, prepared.jobs)
-            except RenderError as exc:
-                self._error = BuildError(str(exc))
+        try:
+            self._prose = ProseWorkers(site.view, site.jobs)
+        except RenderError as exc:
+            self._error = BuildError(str(exc))
 
-    def finish(
+    def cite(self, proofs: QuoteReport | None) -> None:
+        """What check proved of the quotes; the workers render the sources' citations."""
+        self._proofs = proofs
+        if self._prepared is not None:
+            self._prepared.view.use_proofs(proofs)
+        if self._prose is not None:
+            self._prose.cite(proofs)
+
+    def write(
         self,
-        checked: Checked,
         out_dir: Path | str,
+        derived: Derived,
         *,
         progress: Callable[[int, int], None] | None = None,
-        derived: Derived | None = None,
     ) -> Built:
         started = time.perf_counter()
-        if not checked.ok or checked.record is None:
-            raise BuildError("the record has errors: run 'sourcebook check' to see them")
-        if self._prepared is None and self._error is None:
-            self.begin(checked.record, checked.graph)
         if self._error is not None:
             raise self._error
         site = self._prepared
-        assert site is not None and site.record is checked.record
+        assert site is not None
         pages, urls, view, done = site.pages, site.urls, site.view, 0
-
-        def derive() -> None:
-            view.use_derived(derived if derived is not None else derive_checked(checked))
+        view.use_derived(derived)
 
         def tick(count: int) -> None:
             nonlocal done
@@ -150,14 +160,29 @@ class SiteBuild:
         copies |= {f"{releases}/{path}": at for path, at in release_files(site.releases).items()}
         files = {*copies, *(Urls.file_for(page.url) for page in pages)}
         try:
+            self._adopt_prose()
             with staged(Path(out_dir), files) as staging:
                 copy_files(copies, staging)
                 assert view.env is not None
-                writer = Writer(view.env, view, staging)
-                write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)
+                write_pages(Writer(view.env, view, staging), pages, site.jobs, tick)
         except (SwapError, RenderError) as exc:
             raise BuildError(str(exc)) from None
         return Built(Path(out_dir), len(pages), time.perf_counter() - started, site.jobs)
+
+    def _adopt_prose(self) -> None:
+        """The prose every page draws on, brought back from the workers (started here if
+        `render_prose` did not)."""
+        if self._prose is None:
+            self.render_prose()
+            if self._error is not None:
+                raise self._error
+            if self._prose is None:
+                return
+            self._prose.cite(self._proofs)
+        try:
+            self._prose.adopt()
+        finally:
+            self._prose.cancel()
 
 
 def _prepare(

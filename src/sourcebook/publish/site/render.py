@@ -38,6 +38,7 @@ from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
+from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import Page
@@ -364,12 +365,10 @@ class ProseWorkers:
         self._citations: Any = ()
         self._running = True
 
-    def cite(self) -> None:
+    def cite(self, report: QuoteReport | None) -> None:
         """Have the workers render the sources' citations too, now that check has proved
         their quotes: what each shows of its proof goes with it."""
-        record = self._view.record
-        report = getattr(record.library, "report", None)
-        sources = record.of("source")
+        sources = self._view.record.of("source")
         tasks = [
             (
                 (i, self._jobs),
@@ -410,35 +409,15 @@ def default_jobs(pages: int) -> int:
     return worker_count(pages, PARALLEL_FROM)
 
 
-def write_pages(
-    writer: Writer,
-    pages: Sequence[Page],
-    jobs: int,
-    progress: Progress,
-    meanwhile: Callable[[], None] = lambda: None,
-    prose: ProseWorkers | None = None,
-) -> None:
-    """Every page, in this process or spread over `jobs` forked workers.
-
-    `meanwhile` is work that no page's prose needs but pages do (the derive stage): done
-    before any page is rendered, and while workers render the prose where there are any.
-    `prose` is those workers where the build started them already.
-    """
+def write_pages(writer: Writer, pages: Sequence[Page], jobs: int, progress: Progress) -> None:
+    """Every page, in this process or spread over `jobs` forked workers; where there are
+    workers, the prose every page draws on has been rendered first (`ProseWorkers`)."""
     global _JOB
     if jobs <= 1:
-        meanwhile()
         for page in pages:
             writer.write(page)
             progress(1)
         return
-    # First the prose every page draws on, shared out and brought back; then the pages.
-    prose = prose or ProseWorkers(writer.view, jobs)
-    try:
-        prose.cite()
-        meanwhile()
-        prose.adopt()
-    finally:
-        prose.cancel()
     try:
         gc.freeze()
         _JOB = (writer, pages)

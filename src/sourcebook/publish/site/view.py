@@ -18,11 +18,12 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from sourcebook.derive import Derived, Timeline, TimelinePoint
-from sourcebook.model.figures import Placed
+from sourcebook.library.report import QuoteReport
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
 from sourcebook.link.graph import Graph, build_matcher
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity, day_end
+from sourcebook.model.figures import Placed
 from sourcebook.model.kinds import (
     Campus,
     CampusParty,
@@ -101,6 +102,10 @@ class SiteView:
         self._nav: Markup | None = None
         self.env: Environment | None = None
         """The templates, for fragments; set by the build once it has made them."""
+
+    def use_proofs(self, proofs: QuoteReport | None) -> None:
+        """What check proved of the quotes, which the sources' citations show."""
+        self.citations.proofs = proofs
 
     def use_derived(self, derived: Derived) -> None:
         """What derive computed, for the pages that show it; no prose depends on it."""

@@ -1,0 +1,35 @@
+"""What check gives the stages after it: the record it checked and everything it found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from sourcebook.diagnostics import Diagnostics
+from sourcebook.library.report import QuoteReport
+from sourcebook.link.backlinks import BacklinkIndex
+from sourcebook.link.graph import Graph
+from sourcebook.model.record import Record
+
+
+@dataclass
+class Checked:
+    """A record read, linked and checked, with everything check found."""
+
+    record: Record | None
+    graph: Graph
+    diagnostics: Diagnostics
+    as_of: date | None = None
+    """The day the record was checked as of; None for its close."""
+    proofs: QuoteReport | None = None
+    """The Library's proof of every quote; None where check did not get that far."""
+    image: bytes | None = None
+    """The compiled record check ran its queries on, serialized: derive reads it again."""
+
+    @property
+    def ok(self) -> bool:
+        return self.record is not None and not self.diagnostics.has_errors()
+
+    def backlinks(self) -> BacklinkIndex:
+        assert self.record is not None
+        return BacklinkIndex(self.record, self.graph)
