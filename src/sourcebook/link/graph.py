@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import multiprocessing
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -19,7 +18,7 @@ from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key, QuoteClaim, Ref
 from sourcebook.runtime.collector import collector_paused
-from sourcebook.runtime.workers import worker_count
+from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
 _NEWLINE = re.compile("\n")
 _SPACE = re.compile(r"\s")  # exactly str.isspace
@@ -112,15 +111,10 @@ def _linked(entities: Sequence[Entity], record: Record, matcher: NameMatcher) ->
     if jobs <= 1:
         yield _link(entities, record, matcher)
         return
-    global _JOB
-    _JOB = (entities, record, matcher)
     bounds = [(i, min(i + CHUNK, len(entities))) for i in range(0, len(entities), CHUNK)]
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            for flat in pool.imap(_link_chunk, bounds):
-                yield _unflattened(flat)
-    finally:
-        _JOB = None
+    with Forked(jobs, (entities, record, matcher)) as pool:
+        for flat in pool.imap(_link_chunk, bounds):
+            yield _unflattened(flat)
 
 
 def _jobs(entities: int) -> int:
@@ -128,15 +122,11 @@ def _jobs(entities: int) -> int:
     return worker_count(entities, PARALLEL_FROM)
 
 
-_JOB: tuple[Sequence[Entity], Record, NameMatcher] | None = None
-"""What forked workers find: the entities, the record and the name matcher."""
-
 _Flat = tuple[list[tuple], list[tuple], list[tuple], list[tuple]]
 
 
 def _link_chunk(bounds: tuple[int, int]) -> _Flat:
-    assert _JOB is not None
-    entities, record, matcher = _JOB
+    entities, record, matcher = forked_job()  # the entities, the record, the name matcher
     return _flattened(_link(entities[bounds[0] : bounds[1]], record, matcher))
 
 

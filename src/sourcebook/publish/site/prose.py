@@ -31,6 +31,7 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.publish.site.urls import Urls
+from sourcebook.runtime.templates import escape_text as _escape
 
 Key = tuple[str, str]
 _KIND_RANK = {k.name: i for i, k in enumerate(KINDS)}
@@ -254,17 +255,6 @@ def _code(inside: str) -> str:
     if inside.startswith(" ") and inside.endswith(" ") and inside.strip(" "):
         return inside[1:-1]
     return inside
-
-
-def _escape(text: str) -> str:
-    """What markupsafe.escape gives, as a plain str: no Markup made for each piece."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("'", "&#39;")
-        .replace('"', "&#34;")
-    )
 
 
 def _resolve(record: Record, kind: str | None, target: str) -> Key | None:
