@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
 from sourcebook.publish.site.api import with_twins
+from sourcebook.publish.site.feeds import feed
 from sourcebook.publish.site.pages import FEED_TEMPLATE, Page, navigation, site_pages
 from sourcebook.publish.site.releases import (
     Release,
@@ -32,6 +34,7 @@ from sourcebook.publish.site.render import (
     static_files,
     write_pages,
 )
+from sourcebook.publish.site.structured import json_ld
 from sourcebook.publish.site.swap import SwapError, staged
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.view import SiteView
@@ -222,6 +225,8 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "book_url": safe(site.book_url),
         "about_url": safe(site.book_url.split("#", 1)[0]),
         "notify_url": safe(site.notify_url),
+        "structured": partial(json_ld, view),
+        "feed": partial(feed, view),
     }
 
 

@@ -36,10 +36,9 @@ from sourcebook.model.kinds import (
     kind_by_name,
 )
 from sourcebook.model.record import Record
-from sourcebook.publish.site import api, structured
 from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
 from sourcebook.publish.site.computed import Computed
-from sourcebook.publish.site.feeds import FEEDS, Feed
+from sourcebook.publish.site.json_text import script_json
 from sourcebook.publish.site.pages import NavItem
 from sourcebook.publish.site.prose import ProseRenderer, Rendered
 from sourcebook.publish.site.releases import Release, entity_tables
@@ -518,15 +517,6 @@ class SiteView:
             for name in entity_tables(latest, entity)
         ]
 
-    def feed(self, name: str, url: str) -> Feed:
-        """The Atom feed `name` ('corrections', 'releases'), to be served at `url`."""
-        return FEEDS[name](self, url)
-
-    # Structured data.
-
-    def structured(self, kind: str, *args: Any) -> Markup:
-        return script_json(structured.pruned(getattr(structured, kind)(self, *args)))
-
 
 def _roles_by_party(record: Record) -> dict[str, list[tuple[Campus, CampusParty]]]:
     roles: dict[str, list[tuple[Campus, CampusParty]]] = defaultdict(list)
@@ -563,10 +553,3 @@ def unlink(html: str, url: str) -> str:
         cursor = end + len("</a>")
     parts.append(html[cursor:])
     return "".join(parts)
-
-
-def script_json(data: Any) -> Markup:
-    """JSON safe inside a <script> element: no '<', '>' or '&' can close or open a tag."""
-    text = api.dumps(data)
-    escaped = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return Markup(escaped.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
