@@ -243,7 +243,7 @@ class _Builder:
     (or any error) sends the document back to them.
     """
 
-    def __init__(self, loader: RecordLoader, parsed: Parsed, base: int, text: str):
+    def __init__(self, loader: PlainRecordLoader, parsed: Parsed, base: int, text: str):
         self.scalars = {tag: getattr(loader, name) for tag, name in _SCALARS.items()}
         self.parsed, self.base, self.text = parsed, base, text
         self.seen: set[int] = set()
