@@ -79,13 +79,26 @@ def test_the_full_text_index_finds_prose(db):
     assert stemmed[0] == len(found)
 
 
-def test_links_parties_quotes_and_library_are_written(db):
+def test_links_parties_quotes_and_library_are_written(db, checked):
     assert count(db, "refs", "from_kind = 'indicator' AND to_id = 'cluster'") >= 1
     assert count(db, "campus_parties", "campus = 'hyperion' AND party = 'meta'") == 2
-    assert count(db, "library_items") > 0
-    assert count(db, "source_library") == count(db, "library_items")
-    assert count(db, "quotes", "field LIKE 'figures.%'") > 0
-    assert count(db, "figures", "quote_status = 'verified'") > 0
+    shelves = sorted(p.stem for p in (BUNDLED / "library").glob("S*.yaml"))
+    items = sorted(shelf for (shelf,) in db.execute("SELECT shelf FROM library_items"))
+    assert items == shelves and shelves
+    assert count(db, "source_library") == sum(
+        len(getattr(s, "library", [])) for s in checked.record.of("source")
+    )
+    quoted = [
+        (e.key, f"figures.{i}.quote")
+        for e in checked.record
+        for i, f in enumerate(getattr(e, "figures", None) or [])
+        if f.quote and f.source
+    ]
+    assert count(db, "quotes", "field LIKE 'figures.%'") == len(quoted) > 0
+    verified = {
+        (p.claim.owner, p.claim.field) for p in checked.proofs.proofs if p.status == "verified"
+    }
+    assert count(db, "figures", "quote_status = 'verified'") == len(set(quoted) & verified) > 0
 
 
 def test_the_views(db):
