@@ -69,7 +69,7 @@ def fast_site(synthetic: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     return snapshot(out)
 
 
-@pytest.mark.parametrize("trick", ["templates", "yaml", "pickling"])
+@pytest.mark.parametrize("trick", ["templates", "yaml"])
 def test_each_speed_up_off_alone_builds_the_same_site(
     trick: str, synthetic: Path, fast_site: dict[str, str], tmp_path: Path
 ) -> None:

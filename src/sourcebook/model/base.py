@@ -11,7 +11,6 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
 
 from sourcebook.diagnostics import Pos
-from sourcebook.runtime.switches import plain
 
 DAY_PATTERN = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -119,23 +118,6 @@ class Entity(BaseModel):
     def origin(self) -> Origin:
         return self.__pydantic_private__["_origin"] or _NOWHERE  # type: ignore[index]
 
-    def __reduce__(self) -> tuple[Any, tuple]:
-        if plain("pickling"):  # as pickle would without this method: pydantic's own state
-            return _unpickled, (type(self), self.__getstate__())
-        # The workers that read a large record send back every entity: as plain values,
-        # which pickle handles in C, rather than through pydantic's and the dataclass's
-        # state methods, in Python: a quarter less time, both ways together. An entity
-        # has no extra fields and one private attribute, its origin.
-        origin = self.__pydantic_private__["_origin"]  # type: ignore[index]
-        return _entity, (
-            type(self),
-            self.__dict__,
-            self.__pydantic_fields_set__,
-            None
-            if origin is None
-            else (origin.file, origin.places, origin.body_line, origin.spans),
-        )
-
     def prose_span(self, field: str) -> str | None:
         """A multi-line front-matter field as written (folding and indentation included)."""
         return self.origin.spans.get((field,))
@@ -192,28 +174,6 @@ class Entity(BaseModel):
     @classmethod
     def front_matter_fields(cls) -> dict[str, Any]:
         return {n: f for n, f in cls.model_fields.items() if n not in ("id", "body")}
-
-
-def _entity(
-    model: type[Entity],
-    values: dict[str, Any],
-    fields_set: set[str],
-    origin: tuple[str, dict[Path_, Place], int | None, dict[Path_, str]] | None,
-) -> Entity:
-    """An entity as `Entity.__reduce__` sent it, made again as pydantic unpickles one."""
-    entity = model.__new__(model)
-    object.__setattr__(entity, "__dict__", values)
-    object.__setattr__(entity, "__pydantic_fields_set__", fields_set)
-    object.__setattr__(entity, "__pydantic_extra__", None)
-    object.__setattr__(entity, "__pydantic_private__", {"_origin": origin and Origin(*origin)})
-    return entity
-
-
-def _unpickled(model: type[Entity], state: dict[str, Any]) -> Entity:
-    """An entity as pydantic pickles one: made bare, then given its state."""
-    entity = model.__new__(model)
-    entity.__setstate__(state)
-    return entity
 
 
 @dataclass(frozen=True)

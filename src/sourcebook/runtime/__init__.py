@@ -11,8 +11,6 @@ None of them changes what is built: the same record gives the same bytes either 
   the view's methods without Jinja's checks (`runtime.templates`);
 - `yaml`: PyYAML's resolver and constructor passed over for plain front matter
   (`runtime.yaml` and `read.frontmatter`);
-- `pickling`: entities sent back from the workers as plain values, not through
-  pydantic's state methods (`model.base.Entity.__reduce__`);
 - `exit`: the CLI leaves without freeing the record object by object (`runtime.exit`).
 
 `SOURCEBOOK_PLAIN=1` (or `all`) turns every one off; `SOURCEBOOK_PLAIN=templates,yaml`
