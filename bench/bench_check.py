@@ -38,7 +38,7 @@ STAGES = {
     "link_record": "link",
     "check_record": "check",
     "compile_in_memory": "compile",
-    "check_compiled": "queries",
+    "check_queries": "queries",
 }
 PROFILE_ROWS = 15
 

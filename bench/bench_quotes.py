@@ -78,8 +78,8 @@ def item_text(rng: random.Random, size: int) -> str:
 
 
 def generate(out: Path, args: argparse.Namespace) -> None:
-    from sourcebook.library.items import Item
     from sourcebook.library.store import dump_item
+    from sourcebook.model.library import Item
 
     rng = random.Random(args.seed)
     library = out / "record" / "library"
@@ -128,12 +128,12 @@ def child(out: Path) -> None:
     """Prove every quote once, in this process, and print one JSON line of figures."""
     from sourcebook.diagnostics import Diagnostics, Pos
     from sourcebook.library.cache import TextCache
-    from sourcebook.library.read import read_library
     from sourcebook.library.verify import verify_quotes
     from sourcebook.link.graph import Graph, QuoteClaim
     from sourcebook.model.kinds import Source
     from sourcebook.model.record import Record
     from sourcebook.model.settings import Settings
+    from sourcebook.read.library import read_library
 
     root = out / "record"
     settings = Settings.model_validate(

@@ -6,6 +6,7 @@ campuses, a scorecard row, a chapter and sources of every category.
 
 from __future__ import annotations
 
+import re
 import textwrap
 import threading
 from collections.abc import Iterator
@@ -465,10 +466,8 @@ def local_only(context: Any, origin: str) -> list[str]:
     return refused
 
 
-def landed_at(url: str) -> "re.Pattern[str]":
+def landed_at(url: str) -> re.Pattern[str]:
     """`url` as the browser shows it once there: a static host answers a page's bare URL
     with a redirect to its folder, `/vol1/glossary` to `/vol1/glossary/`."""
-    import re
-
     path, sep, rest = url.partition("?") if "?" in url else url.partition("#")
     return re.compile(re.escape(path.rstrip("/")) + "/?" + re.escape(sep + rest) + "$")

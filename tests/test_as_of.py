@@ -14,9 +14,9 @@ from conftest import BUNDLED, SETTINGS
 from sourcebook import derive
 from sourcebook.cli import main
 from sourcebook.compile import AsOfError
+from sourcebook.compile.database import QueryError
 from sourcebook.derive.scorecard import history_months
-from sourcebook.derive.sql import QueryError
-from sourcebook.pipeline import check, compile
+from sourcebook.pipeline import check, compile_checked
 
 CAMPUS = """\
 ---
@@ -94,7 +94,7 @@ def root(make_record):
 def at(root, tmp_path, day: date | None):
     checked = check(root, as_of=day)
     assert not checked.diagnostics.has_errors(), [d.format() for d in checked.diagnostics]
-    return compile(checked, tmp_path / f"{day}.db")
+    return compile_checked(checked, tmp_path / f"{day}.db")
 
 
 def figures(path) -> list[tuple]:
@@ -221,7 +221,7 @@ def test_the_cli_refuses_a_day_after_the_close(root):
 
 def test_the_bundled_record_before_its_captures(tmp_path):
     day = date(2025, 11, 1)
-    path = compile(check(BUNDLED, as_of=day), tmp_path / "early.db")
+    path = compile_checked(check(BUNDLED, as_of=day), tmp_path / "early.db")
     with sqlite3.connect(path) as db:
         late = db.execute(
             "SELECT COUNT(*) FROM figures WHERE known_from > ?", (day.isoformat(),)

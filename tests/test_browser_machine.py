@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from site_fixtures import ARTIFACTS, build, chromium, local_only, serving
+from site_fixtures import ARTIFACTS, build, chromium, landed_at, local_only, serving
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +65,7 @@ def test_the_machine_on_a_desk_links_every_node_to_a_page(browser: Any, origin: 
         assert page.request.get(origin + href).status == 200, href
     nvidia = svg.locator('a[href="/vol1/parties/nvidia"]')
     nvidia.click()
-    page.wait_for_url(f"{origin}/vol1/parties/nvidia")
+    page.wait_for_url(landed_at(f"{origin}/vol1/parties/nvidia"))
     assert page.locator("h1").inner_text() == "NVIDIA"
     page.go_back()
     ARTIFACTS.mkdir(exist_ok=True)

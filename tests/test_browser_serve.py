@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from site_fixtures import chromium, write_record
 
-from sourcebook.publish.site.serve import LiveSite, SiteServer
+from sourcebook.live import LiveSite
+from sourcebook.publish.site.serve import SiteServer
 
 pytestmark = pytest.mark.browser
 

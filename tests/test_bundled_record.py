@@ -6,6 +6,7 @@ import pytest
 from conftest import BUNDLED
 
 from sourcebook.link.backlinks import RELATED_LIMIT
+from sourcebook.model.kinds import KINDS
 from sourcebook.pipeline import check
 
 EXEMPLAR_SOURCES = [
@@ -59,9 +60,10 @@ def test_where_the_record_uses_cluster(cluster, checked):
         assert expected in keys
     assert keys.index(("campus", "colossus-2")) < keys.index(("campus", "stargate-uae"))
     assert checked.record.get("indicator", "largest-evidenced-operating-site").row == 11
-    for entity in cluster.record:
-        users = {r.source for r in checked.graph.incoming(("term", "cluster"))}
-        assert entity.key in users
+    for entity in cluster.record:  # each names the term in its own file, by a word or a link
+        kind = next(k for k in KINDS if k.name == entity.KIND)
+        written = (BUNDLED / kind.folder / f"{entity.id}.md").read_text(encoding="utf-8")
+        assert "cluster" in written.casefold(), entity.key
 
 
 def test_sources_that_use_cluster_in_the_exemplar_order(cluster):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sourcebook.diagnostics import Severity
 from sourcebook.library.intake import Details, take_in
-from sourcebook.pipeline import check, compile
+from sourcebook.pipeline import check, compile_checked
 
 CAMPUS = """\
 ---
@@ -72,7 +72,7 @@ def test_a_roles_quote_is_proved_and_compiled_with_what_is_supplied(make_record,
     )
     checked = check(record(make_record, entry))
     assert not checked.diagnostics.has_errors()
-    db = sqlite3.connect(compile(checked, tmp_path / "record.db"))
+    db = sqlite3.connect(compile_checked(checked, tmp_path / "record.db"))
     rows = db.execute(
         "SELECT party, role, position, supplies, quote, quote_status FROM campus_parties"
     ).fetchall()

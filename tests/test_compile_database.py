@@ -13,9 +13,9 @@ from sourcebook import derive
 from sourcebook.compile import SCHEMA_VERSION, compile_in_memory, compile_record
 from sourcebook.compile.rows import insert_rows, sql_value
 from sourcebook.compile.schema import kind_columns, may_read
-from sourcebook.derive.figures import placed_figures
+from sourcebook.model.figures import placed_figures
 from sourcebook.model.kinds import KINDS
-from sourcebook.pipeline import check, compile
+from sourcebook.pipeline import check, compile_checked
 
 DATABASE_DOC = (REPO / "docs" / "database.md").read_text(encoding="utf-8")
 
@@ -27,7 +27,7 @@ def checked():
 
 @pytest.fixture(scope="module")
 def db(checked, tmp_path_factory):
-    path = compile(checked, tmp_path_factory.mktemp("db") / "record.db")
+    path = compile_checked(checked, tmp_path_factory.mktemp("db") / "record.db")
     connection = sqlite3.connect(path)
     yield connection
     connection.close()
@@ -79,13 +79,26 @@ def test_the_full_text_index_finds_prose(db):
     assert stemmed[0] == len(found)
 
 
-def test_links_parties_quotes_and_library_are_written(db):
+def test_links_parties_quotes_and_library_are_written(db, checked):
     assert count(db, "refs", "from_kind = 'indicator' AND to_id = 'cluster'") >= 1
     assert count(db, "campus_parties", "campus = 'hyperion' AND party = 'meta'") == 2
-    assert count(db, "library_items") > 0
-    assert count(db, "source_library") == count(db, "library_items")
-    assert count(db, "quotes", "field LIKE 'figures.%'") > 0
-    assert count(db, "figures", "quote_status = 'verified'") > 0
+    shelves = sorted(p.stem for p in (BUNDLED / "library").glob("S*.yaml"))
+    items = sorted(shelf for (shelf,) in db.execute("SELECT shelf FROM library_items"))
+    assert items == shelves and shelves
+    assert count(db, "source_library") == sum(
+        len(getattr(s, "library", [])) for s in checked.record.of("source")
+    )
+    quoted = [
+        (e.key, f"figures.{i}.quote")
+        for e in checked.record
+        for i, f in enumerate(getattr(e, "figures", None) or [])
+        if f.quote and f.source
+    ]
+    assert count(db, "quotes", "field LIKE 'figures.%'") == len(quoted) > 0
+    verified = {
+        (p.claim.owner, p.claim.field) for p in checked.proofs.proofs if p.status == "verified"
+    }
+    assert count(db, "figures", "quote_status = 'verified'") == len(set(quoted) & verified) > 0
 
 
 def test_the_views(db):
@@ -109,13 +122,13 @@ def test_every_table_and_view_is_documented(db):
 
 
 def test_the_same_record_gives_the_same_bytes(checked, tmp_path):
-    first = compile(checked, tmp_path / "a.db").read_bytes()
-    second = compile(checked, tmp_path / "b.db").read_bytes()
+    first = compile_checked(checked, tmp_path / "a.db").read_bytes()
+    second = compile_checked(checked, tmp_path / "b.db").read_bytes()
     assert first == second
 
 
 def test_a_failed_compile_leaves_the_last_database(checked, tmp_path, monkeypatch):
-    path = compile(checked, tmp_path / "record.db")
+    path = compile_checked(checked, tmp_path / "record.db")
     before = path.read_bytes()
 
     def broken(*args, **kwargs):

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, open_record
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError, open_record
 
 SLOW = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n"
 

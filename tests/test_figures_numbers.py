@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcebook.derive.numbers import carries, written_numbers
+from sourcebook.model.numbers import carries, written_numbers
 
 
 @pytest.mark.parametrize(

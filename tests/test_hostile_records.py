@@ -165,7 +165,9 @@ def test_a_template_error_names_the_templates_file_and_line(box) -> None:
     hostile = box({"templates/term.html": "line one\n{{ entity.title }}\n{{ 1 / 0 }}\n"})
     result = hostile.sourcebook("build")
     assert result.returncode == 2
-    assert re.search(r"templates/term\.html:3: ZeroDivisionError: .* \(while rendering /vol1/", result.stderr)
+    assert re.search(
+        r"templates/term\.html:3: ZeroDivisionError: .* \(while rendering /vol1/", result.stderr
+    )
     assert len(result.stderr.strip().splitlines()) == 1
 
 
@@ -331,7 +333,12 @@ def test_file_names_of_any_bytes_are_shown_on_one_line(box) -> None:
     lines = [line for line in result.stdout.splitlines() if not line.startswith("  hint:")]
     assert all(LINE.match(line) and line.isprintable() for line in lines[:-1]), lines
     shown = "\n".join(lines)
-    for escaped in (r"terms/\xff\xfe.md", r"terms/bad\x0aname.md", r"terms/x\x1b[31m.md", r"\u202eevil"):
+    for escaped in (
+        r"terms/\xff\xfe.md",
+        r"terms/bad\x0aname.md",
+        r"terms/x\x1b[31m.md",
+        r"\u202eevil",
+    ):
         assert escaped in shown
 
 
@@ -343,7 +350,10 @@ def test_running_out_of_memory_is_one_line(box) -> None:
     )
     result = hostile.sourcebook("check", memory=500 * 1024**2)
     assert result.returncode == 1
-    assert result.stderr == "sourcebook: error: the input needs more memory than it may use; nothing was written\n"
+    assert (
+        result.stderr
+        == "sourcebook: error: the input needs more memory than it may use; nothing was written\n"
+    )
 
 
 # 8. Leftovers of killed runs
@@ -369,7 +379,9 @@ def test_a_killed_build_leaves_nothing_that_lasts(tmp_path: Path) -> None:
     _killed_while(build, ".site.building-*", tmp_path)
     assert list(tmp_path.glob(".site.building-*"))
     subprocess.run(build, check=True, capture_output=True)
-    assert not list(tmp_path.glob(".site.building-*")) and not list(tmp_path.glob(".sourcebook-claim-*"))
+    assert not list(tmp_path.glob(".site.building-*")) and not list(
+        tmp_path.glob(".sourcebook-claim-*")
+    )
     assert (site / "vol1" / "index.html").is_file()
 
 

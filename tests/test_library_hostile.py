@@ -11,7 +11,7 @@ import pytest
 from corpus.library.minipdf import build_pdf
 from library_server import Run, add, bomb, reply, snapshot
 
-from sourcebook.library.files import write_atomic
+from sourcebook.files import write_atomic
 
 SOURCE = "---\ntitle: A page\ncategory: press\n---\n"
 PAGE = (

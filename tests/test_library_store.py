@@ -14,9 +14,9 @@ from conftest import BUNDLED
 from sourcebook.cli import main
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.library.intake import Details, take_in
-from sourcebook.library.items import ItemKind
-from sourcebook.library.read import read_library
 from sourcebook.library.refusal import Refused
+from sourcebook.model.library import ItemKind
+from sourcebook.read.library import read_library
 
 SOURCE = """\
 ---

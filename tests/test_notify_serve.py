@@ -12,8 +12,8 @@ import httpx
 import pytest
 from site_fixtures import SETTINGS, page, write_record
 
+from sourcebook.live import LiveSite
 from sourcebook.notify.local import LocalService
-from sourcebook.publish.site.serve import LiveSite
 
 NOTIFY = (
     '\n[notify]\nurl = "https://notify.dryburgh.com"\nsender = "DRYBURGH <news@dryburgh.com>"\n'

@@ -15,14 +15,14 @@ def test_no_quote_of_the_bundled_record_fails() -> None:
     result = check(BUNDLED)
     quote_errors = [d for d in result.diagnostics.errors if d.code[0] == "Q" or d.code == "D002"]
     assert not quote_errors, "\n".join(d.format() for d in quote_errors)
-    report = result.record.library.report
+    report = result.proofs
     assert report.total().verified > 100
 
 
 def test_every_source_with_a_copy_has_all_its_quotes_verified() -> None:
     result = check(BUNDLED)
     library = result.record.library
-    report = result.record.library.report
+    report = result.proofs
     for source in result.record.of("source"):
         if library.holdings(source.library):
             statuses = {p.status for p in report.for_source(source.id)}

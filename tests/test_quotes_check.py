@@ -49,7 +49,7 @@ def test_quote_in_a_sources_annotation_verifies(held) -> None:
     root = held({"sources/story.md": source("It says “forms a substantial chunk”.")})
     result = check(root)
     assert codes(result) == []
-    (proof,) = result.record.library.report.proofs
+    (proof,) = result.proofs.proofs
     assert proof.status is Status.VERIFIED and proof.found.shelf == "S1"
     assert proof.locator is None
 
@@ -65,7 +65,7 @@ def test_quote_followed_by_a_citation_anywhere_is_checked_against_that_source(he
         }
     )
     result = check(root)
-    statuses = [p.status for p in result.record.library.report.proofs]
+    statuses = [p.status for p in result.proofs.proofs]
     assert statuses == [Status.VERIFIED, Status.NOT_FOUND]
     assert "Q001" in codes(result)
 
@@ -97,7 +97,7 @@ def test_quote_of_a_source_without_a_copy_is_unverifiable(make_record) -> None:
     result = check(root)
     assert codes(result) == ["Q003"]
     assert result.diagnostics.warnings[0].hint.endswith("--source story")
-    assert result.record.library.report.total().unverifiable == 1
+    assert result.proofs.total().unverifiable == 1
 
 
 def test_unknown_shelf_and_unheld_item(held, tmp_path) -> None:
@@ -145,7 +145,7 @@ def test_marked_spans_are_not_verified_but_counted(held) -> None:
         }
     )
     result = check(root)
-    report = result.record.library.report
+    report = result.proofs
     assert codes(result) == []
     assert report.total().quotes == 1 and report.total().marked == 2
     assert report.marks() == {"scare": 1, "title": 1}
@@ -191,7 +191,7 @@ def test_pdf_quote_knows_its_page_and_a_wrong_page_is_flagged(make_record, tmp_p
     )
     take_in(root, str(pdf), Details(captured="2026-10-12"), "essay")
     result = check(root)
-    assert [p.locator for p in result.record.library.report.proofs] == ["p. 2", "p. 1"]
+    assert [p.locator for p in result.proofs.proofs] == ["p. 2", "p. 1"]
     (warning,) = [d for d in result.diagnostics if d.code == "Q008"]
     assert "cited at p. 1 stands on p. 2 of S1" in warning.message
 
@@ -202,7 +202,7 @@ def test_image_quote_is_read_as_an_image(make_record, tmp_path) -> None:
     image.write_bytes(b"\x89PNG\r\n\x1a\n")
     transcription.write_text("Datacenters Have Booked About 75 GW of Onsite Generation")
     take_in(root, str(image), Details(transcription=transcription, captured="2026-10-12"), "chart")
-    (proof,) = check(root).record.library.report.proofs
+    (proof,) = check(root).proofs.proofs
     assert proof.verified and proof.locator == "read as an image"
 
 
@@ -288,7 +288,9 @@ def test_a_cache_that_arrives_with_the_record_is_not_trusted(held, tmp_path) -> 
     clone = tmp_path / "clone"
     shutil.copytree(root, clone)
     assert "Q001" in codes(check(clone))
-    with sqlite3.connect(next((clone / ".sourcebook-cache" / "library").glob("texts-*.sqlite"))) as db:
+    with sqlite3.connect(
+        next((clone / ".sourcebook-cache" / "library").glob("texts-*.sqlite"))
+    ) as db:
         assert not db.execute("SELECT 1 FROM texts WHERE text LIKE '%invented%'").fetchall()
     db.close()
 

@@ -46,7 +46,7 @@ def checked(tmp_path_factory):
         path.write_bytes(data)
         take_in(root, str(path), Details(captured="2026-10-12"), source)
     result = check(root)
-    proofs = {(p.claim.source, p.claim.text): p for p in result.record.library.report.proofs}
+    proofs = {(p.claim.source, p.claim.text): p for p in result.proofs.proofs}
     return result, proofs
 
 

@@ -70,7 +70,7 @@ def test_unbalanced_marks_are_reported_and_pairs_taken_innermost(
 def test_the_whole_nested_quote_is_proved(held) -> None:
     root = held("Says Atlanta is “the first of many “Fairwater” sites, linked into one machine”.")
     result = check(root)
-    (proof,) = result.record.library.report.proofs
+    (proof,) = result.proofs.proofs
     assert proof.status is Status.VERIFIED
     assert proof.claim.text == "the first of many “Fairwater” sites, linked into one machine"
     assert [d.code for d in result.diagnostics] == []
@@ -79,14 +79,14 @@ def test_the_whole_nested_quote_is_proved(held) -> None:
 def test_a_tampered_word_inside_the_outer_quote_fails_the_whole_quote(held) -> None:
     root = held("Says Atlanta is “the last of many “Fairwater” sites”.")
     result = check(root)
-    (proof,) = result.record.library.report.proofs
+    (proof,) = result.proofs.proofs
     assert proof.status is Status.NOT_FOUND
     assert [d.code for d in result.diagnostics] == ["Q001"]
 
 
 def test_a_tampered_outer_word_is_not_hidden_by_a_proved_inner_quote(held) -> None:
     root = held("Says “the first of many “Fairwater” campuses”.")
-    (proof,) = check(root).record.library.report.proofs
+    (proof,) = check(root).proofs.proofs
     assert proof.status is Status.NOT_FOUND
 
 

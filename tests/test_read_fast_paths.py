@@ -115,7 +115,7 @@ def test_files_read_by_workers_are_read_as_one_by_one(tmp_path: Path, monkeypatc
 
 
 def test_every_entity_of_the_bundled_record_pickles_back_as_it_was() -> None:
-    # As the workers that read a large record send their entities back (Entity.__reduce__).
+    # As the workers that read a large record send their entities back.
     record = read_record(BUNDLED, Diagnostics())
     assert record is not None
     for entity in record:

@@ -9,7 +9,7 @@ from conftest import BUNDLED, SETTINGS, codes
 
 from sourcebook import derive
 from sourcebook.derive.scenarios import ScenarioError, project
-from sourcebook.pipeline import check, compile
+from sourcebook.pipeline import check, compile_checked
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,7 @@ def hyperion(tmp_path_factory):
         d.format() for d in checked.diagnostics if d.pos.file.endswith("scenarios/hyperion.md")
     ]
     assert not [d for d in scenario_codes if " error " in d], scenario_codes
-    path = compile(checked, tmp_path_factory.mktemp("hyperion") / "record.db")
+    path = compile_checked(checked, tmp_path_factory.mktemp("hyperion") / "record.db")
     with derive.open_record(path) as db:
         return derive.scenario(db, "hyperion")
 

@@ -8,12 +8,12 @@ import pytest
 from conftest import BUNDLED
 
 from sourcebook import derive
-from sourcebook.derive.figures import placed_figures
+from sourcebook.compile.database import QueryError
 from sourcebook.derive.scorecard import figure_refs, history_months
-from sourcebook.derive.sql import QueryError
-from sourcebook.derive.units import to_base
 from sourcebook.model.base import day_end
-from sourcebook.pipeline import check, compile
+from sourcebook.model.figures import placed_figures
+from sourcebook.model.units import to_base
+from sourcebook.pipeline import check, compile_checked
 
 SITE_POWER = ("it-power", "facility-power")
 EVIDENCED = ("documented", "observed", "reported")
@@ -49,7 +49,7 @@ def largest_by_the_figures(record) -> tuple[str, float]:
 
 def rows_of(root, tmp_path):
     checked = check(root)
-    path = compile(checked, tmp_path / "record.db")
+    path = compile_checked(checked, tmp_path / "record.db")
     with derive.open_record(path) as db:
         return checked, {row.row: row for row in derive.scorecard(db)}
 
@@ -113,7 +113,7 @@ def test_the_history_of_row_11_moves_forward_and_ends_at_its_value(bundled):
 
 
 def test_every_rows_history_is_the_record_read_again_at_each_month_end(tmp_path):
-    path = compile(check(BUNDLED), tmp_path / "record.db")
+    path = compile_checked(check(BUNDLED), tmp_path / "record.db")
     with derive.open_record(path) as db:
         rows = {r.indicator: r for r in derive.scorecard(db)}
         for month_end in history_months(db):

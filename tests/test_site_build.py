@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 from site_fixtures import build, page, write_record
 
-from sourcebook.pipeline import check
+from sourcebook import pipeline
+from sourcebook.derive import derive_checked
+from sourcebook.diagnostics import Diagnostics
+from sourcebook.pipeline import check, check_linked, read_and_link
 from sourcebook.publish.site import BuildError, SiteBuild, build_site
 from sourcebook.publish.site import render as render_module
 from sourcebook.publish.site.swap import MARK
@@ -101,33 +104,29 @@ def test_the_same_record_gives_the_same_site_serial_or_parallel(tmp_path: Path) 
     assert snapshot(one) == snapshot(two) == snapshot(again)
 
 
-def test_a_site_begun_once_the_record_is_linked_is_the_same_site(tmp_path: Path) -> None:
+def test_a_site_whose_prose_renders_during_check_is_the_same_site(tmp_path: Path) -> None:
     """Workers render the prose while check goes on; the site is what a build after check
     writes, byte for byte."""
     root = write_record(tmp_path / "r")
     after = build(root, tmp_path / "after", jobs=2)
-    began = []
-    with SiteBuild(jobs=2) as site:
-
-        def begin(record: object, graph: object) -> None:
-            began.append(len(multiprocessing.active_children()))
-            site.begin(record, graph)  # type: ignore[arg-type]
-            began.append(len(multiprocessing.active_children()))
-
-        checked = check(root, linked=begin)
-        site.finish(checked, tmp_path / "during")
-    assert began == [0, 2]
+    diagnostics = Diagnostics()
+    record, graph = read_and_link(root, None, diagnostics)
+    assert record is not None
+    with SiteBuild(record, graph, jobs=2) as site:
+        site.render_prose()
+        assert len(multiprocessing.active_children()) == 2
+        checked = check_linked(record, graph, diagnostics, None)
+        site.cite(checked.proofs)
+        site.write(tmp_path / "during", derive_checked(checked))
     assert snapshot(tmp_path / "during") == snapshot(after)
+    assert snapshot(pipeline.build(root, tmp_path / "whole", jobs=2).site.out) == snapshot(after)
     assert multiprocessing.active_children() == []
 
 
-def test_a_site_begun_for_a_record_with_errors_is_stopped_unwritten(tmp_path: Path) -> None:
+def test_a_build_of_a_record_with_errors_stops_its_workers_unwritten(tmp_path: Path) -> None:
     root = write_record(tmp_path / "r", {"terms/bad.md": "---\ntitle: Bad\n---\n"})
-    with SiteBuild(jobs=2) as site:
-        checked = check(root, linked=site.begin)
-        assert len(multiprocessing.active_children()) == 2
-        with pytest.raises(BuildError, match="errors"):
-            site.finish(checked, tmp_path / "site")
+    done = pipeline.build(root, tmp_path / "site", jobs=2)
+    assert done.site is None and not done.checked.ok
     assert multiprocessing.active_children() == []
     assert not (tmp_path / "site").exists()
 

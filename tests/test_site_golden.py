@@ -1,4 +1,4 @@
-"""Golden pages: key pages of the small record, byte for byte, as checked in.
+"""Golden pages: one page of every kind the small record has, byte for byte, as checked in.
 
 After a deliberate change to the pages, regenerate them and read the diff:
 
@@ -15,10 +15,33 @@ from site_fixtures import build, file_for, write_record
 
 GOLDEN = Path(__file__).resolve().parent / "site_golden"
 PAGES = {
+    "/404.html": "404.html",
+    "/vol1/": "home.html",
+    "/vol1/api/glossary/cluster.json": "api-glossary-cluster.json",
+    "/vol1/api/index.json": "api-index.json",
+    "/vol1/companion": "companion.html",
+    "/vol1/consent": "consent.html",
+    "/vol1/corrections": "corrections.html",
+    "/vol1/corrections.atom": "corrections.atom",
+    "/vol1/glossary": "glossary.html",
     "/vol1/glossary/cluster": "glossary-cluster.html",
     "/vol1/ledger": "ledger.html",
+    "/vol1/ledger/colossus-2": "ledger-colossus-2.html",
+    "/vol1/notes": "notes.html",
+    "/vol1/notes/chapter-1": "notes-chapter-1.html",
+    "/vol1/parties": "parties.html",
+    "/vol1/parties/alibaba": "parties-alibaba.html",
+    "/vol1/people": "people.html",
+    "/vol1/people/haze-fan": "people-haze-fan.html",
+    "/vol1/scorecard": "scorecard.html",
+    "/vol1/sitemap.xml": "sitemap.xml",
+    "/vol1/sources": "sources.html",
+    "/vol1/sources/company/supermicro-colossus-case": "source-supermicro-colossus-case.html",
     "/vol1/sources/press": "sources-press.html",
+    "/vol1/tests": "tests.html",
+    "/vol1/tests/gigawatt-by-2027": "tests-gigawatt-by-2027.html",
 }
+"""A page of each template (and a JSON twin of a list and of an entity)."""
 
 
 @pytest.fixture(scope="module")

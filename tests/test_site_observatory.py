@@ -17,9 +17,21 @@ from sourcebook.pipeline import check
 
 BUNDLED = Path(__file__).resolve().parent.parent / "examples" / "compute-race"
 NAV = [
-    "Campuses", "Tests", "Scorecard", "Data", "Chapter by chapter", "The record at a glance",
-    "One campus, four futures", "Glossary", "People", "Sources", "Notes",
-    "Where the book was wrong", "Where its sources were wrong", "The Paper", "Consent",
+    "Campuses",
+    "Tests",
+    "Scorecard",
+    "Data",
+    "Chapter by chapter",
+    "The record at a glance",
+    "One campus, four futures",
+    "Glossary",
+    "People",
+    "Sources",
+    "Notes",
+    "Where the book was wrong",
+    "Where its sources were wrong",
+    "The Paper",
+    "Consent",
     "Who builds and pays",
 ]
 
@@ -55,7 +67,7 @@ def test_every_chart_is_inline_svg_with_a_title_and_its_numbers_in_a_table(site:
         section = section.split("</section>", 1)[0]
         svg = re.search(r"<svg [^>]*>.*?</svg>", section, re.S)
         assert svg, chart["id"]
-        assert f"<title id=\"chart-{chart['id']}-t\">{chart['title']}</title>" in svg[0]
+        assert f'<title id="chart-{chart["id"]}-t">{chart["title"]}</title>' in svg[0]
         assert "<script" not in svg[0] and "href" not in svg[0]
         data = chart["computed"]
         rows = re.findall(r"<tr>(.*?)</tr>", section.split("<tbody>", 1)[1], re.S)
@@ -91,9 +103,13 @@ def test_adding_a_figure_changes_the_total(tmp_path: Path) -> None:
     shown = page(after, "/vol1/observatory")
     assert before["charts"] and "250" not in str(before)
     overview = re.search(r'id="overview-operating">([^<]+)<', shown)
-    assert overview and overview[1] != re.search(
-        r'id="overview-operating">([^<]+)<', page(tmp_path / "before", "/vol1/observatory")
-    )[1]
+    assert (
+        overview
+        and overview[1]
+        != re.search(
+            r'id="overview-operating">([^<]+)<', page(tmp_path / "before", "/vol1/observatory")
+        )[1]
+    )
 
 
 CHART = """---

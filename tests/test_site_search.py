@@ -11,9 +11,10 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from site_fixtures import build, page, write_record
 
+from sourcebook.live import LiveSite
 from sourcebook.publish.site import BuildError
 from sourcebook.publish.site.search import SearchJob
-from sourcebook.publish.site.serve import LiveSite, SiteServer
+from sourcebook.publish.site.serve import SiteServer
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from site_fixtures import build, write_record
 
-from sourcebook.publish.site.serve import LiveSite, SiteServer, make_server, resolve
+from sourcebook.live import LiveSite
+from sourcebook.publish.site.serve import SiteServer, make_server, resolve
 
 
 def get(url: str) -> tuple[int, str, dict[str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from site_fixtures import build, write_record
 from test_site_build import snapshot
 
@@ -93,9 +94,20 @@ def test_write_file_leaves_a_file_that_holds_the_bytes_already(tmp_path: Path) -
     assert path.stat().st_mtime_ns != 1_000_000_000
 
 
-def test_read_ahead_passes_over_missing_files_and_links(tmp_path: Path) -> None:
+def test_read_ahead_asks_for_each_file_and_passes_over_missing_files_and_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "page.html").write_bytes(b"<p>page</p>")
+    (tmp_path / "other.html").write_bytes(b"<p>other</p>")
     (tmp_path / "link.html").symlink_to(tmp_path / "page.html")
-    read_ahead([tmp_path / "page.html", tmp_path / "link.html", tmp_path / "none.html"])
-    assert (tmp_path / "page.html").read_bytes() == b"<p>page</p>"
+    asked: list[tuple[int, int]] = []
+
+    def advise(fd: int, offset: int, length: int, advice: int) -> None:
+        asked.append((os.fstat(fd).st_ino, advice))
+
+    monkeypatch.setattr(os, "posix_fadvise", advise, raising=False)
+    paths = ["page.html", "link.html", "none.html", "other.html"]
+    read_ahead([tmp_path / name for name in paths])
+    inodes = [(tmp_path / name).stat().st_ino for name in ("page.html", "other.html")]
+    assert asked == [(inode, os.POSIX_FADV_WILLNEED) for inode in inodes]
     assert not (tmp_path / "none.html").exists()

@@ -13,11 +13,12 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from sourcebook.publish.site import render
+from sourcebook.runtime import templates as fast
 
 
 @given(st.text())
 def test_a_str_is_escaped_as_markupsafe_escapes_it(text: str) -> None:
-    escaped = render.escape(text)
+    escaped = fast.escape(text)
     assert type(escaped) is Markup
     assert escaped == markupsafe.escape(text)
 
@@ -31,7 +32,7 @@ def test_markup_and_other_values_are_escaped_as_markupsafe_escapes_them() -> Non
         pass
 
     for value in (Markup("<i>safe</i>"), 3, 2.5, None, Html(), Named("<x>"), ["<"]):
-        escaped = render.escape(value)
+        escaped = fast.escape(value)
         assert type(escaped) is Markup
         assert escaped == markupsafe.escape(value)
 
@@ -41,7 +42,7 @@ def test_every_template_writes_through_it(tmp_path: Path) -> None:
     loaded = env.get_template("404.html")
     inline = env.from_string("{{ value }}|{{ safe }}")
     for template in (loaded, inline):
-        assert template.root_render_func.__globals__["escape"] is render.escape
+        assert template.root_render_func.__globals__["escape"] is fast.escape
     shown = inline.render(value="<script>alert('x') & \"y\"</script>", safe=Markup("<b>ok</b>"))
     assert shown == "&lt;script&gt;alert(&#39;x&#39;) &amp; &#34;y&#34;&lt;/script&gt;|<b>ok</b>"
 

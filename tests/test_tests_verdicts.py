@@ -10,7 +10,7 @@ from conftest import BUNDLED, SETTINGS
 
 from sourcebook import derive
 from sourcebook.derive.verdicts import Outcome, outcome
-from sourcebook.pipeline import check, compile
+from sourcebook.pipeline import check, compile_checked
 
 PRICE = """\
 ---
@@ -69,7 +69,7 @@ def verdict_of(make_record, tmp_path, price: str, closes: str = "2026-11-08"):
     settings = SETTINGS.replace("closes = 2026-11-08", f"closes = {closes}")
     checked = check(make_record(files, settings=settings))
     assert not checked.diagnostics.has_errors(), [d.format() for d in checked.diagnostics]
-    with derive.open_record(compile(checked, tmp_path / "record.db")) as db:
+    with derive.open_record(compile_checked(checked, tmp_path / "record.db")) as db:
         (verdict,) = derive.verdicts(db)
     return verdict
 
@@ -95,7 +95,7 @@ def test_a_claim_that_lasts_to_its_deadline_has_passed(make_record, tmp_path):
 
 def test_the_bundled_tests_each_have_a_verdict_and_a_reason(tmp_path):
     checked = check(BUNDLED)
-    with derive.open_record(compile(checked, tmp_path / "record.db")) as db:
+    with derive.open_record(compile_checked(checked, tmp_path / "record.db")) as db:
         verdicts = derive.verdicts(db)
     assert len(verdicts) >= 2
     for verdict in verdicts:

@@ -7,11 +7,14 @@ when it runs (or when --help lists it), so that start-up stays instant.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from typing import NoReturn
 
 import click
+
+from sourcebook.runtime.exit import exit_now
+
+__all__ = ["exit_now", "main", "run"]
 
 COMMANDS = {
     "build": "sourcebook.commands.build:build",
@@ -48,12 +51,7 @@ def main() -> None:
 
 
 def run() -> NoReturn:
-    """The `sourcebook` command: `main`, then an exit that leaves the record unfreed.
-
-    A large record is millions of objects, which the interpreter would free one by one
-    on its way out (about a second at 10,000 entities). By the time a command returns,
-    its files are written and closed, and no process it started waits on it.
-    """
+    """The `sourcebook` command: `main`, then `exit_now` (see `sourcebook.runtime.exit`)."""
     try:
         main()
     except SystemExit as exc:
@@ -68,10 +66,3 @@ def run() -> NoReturn:
         print(code, file=sys.stderr)
         code = 1
     exit_now(code or 0)
-
-
-def exit_now(code: int) -> NoReturn:
-    """Exit at once with `code`, once what was printed is out."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)

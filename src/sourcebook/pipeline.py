@@ -1,7 +1,9 @@
-"""The pipeline in one place: read → link → check → compile → derive (→ publish).
+"""The pipeline in one place: read → link → check → compile → derive → publish.
 
 Each stage reads only what the stage before it produced; this module only calls them
-in order, so that a newcomer can read the whole system here.
+in order, so that a newcomer can read the whole system here: `build` is the whole of
+`sourcebook build`, `check` the whole of `sourcebook check`, `check_house` the whole of
+`sourcebook check` on a house.
 """
 
 from __future__ import annotations
@@ -11,134 +13,110 @@ from dataclasses import dataclass
 from datetime import date
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sourcebook import derive as derived
-from sourcebook.check import check_compiled, check_record
+from sourcebook.check import check_record
 from sourcebook.check.house import check_same_as, check_volume_paths, volume_name
-from sourcebook.compile import compile_in_memory, compile_record, record_day
+from sourcebook.check.result import Checked, CheckedHouse
+from sourcebook.compile import compile_checked, compile_in_memory, published, record_day
+from sourcebook.derive import derive_checked
+from sourcebook.derive.queries import check_queries
 from sourcebook.derive.sandbox import isolated
 from sourcebook.diagnostics import Diagnostics
-from sourcebook.link import Graph, link_record
-from sourcebook.link.backlinks import BacklinkIndex
+from sourcebook.link import Graph, link_record, without_drafts
 from sourcebook.link.series import Volume as SeriesVolume
 from sourcebook.link.series import Works
 from sourcebook.model.record import Record
 from sourcebook.read import read_record
-from sourcebook.read.house import House, VolumeRef, read_house
+from sourcebook.read.house import read_house
+
+if TYPE_CHECKING:
+    from sourcebook.publish.site.build import Built
+
+__all__ = [
+    "Build",
+    "Checked",
+    "CheckedHouse",
+    "build",
+    "check",
+    "check_house",
+    "compile_checked",
+    "derive",
+    "derive_checked",
+    "published",
+]
 
 
-@dataclass
-class Checked:
-    """A record read, linked and checked, with everything check found."""
+@dataclass(frozen=True)
+class Build:
+    """What `build` did: the record checked, and its site where check passed."""
 
-    record: Record | None
-    graph: Graph
-    diagnostics: Diagnostics
-    as_of: date | None = None
-    """The day the record was checked as of; None for its close."""
-    image: bytes | None = None
-    """The compiled record check ran its queries on, serialized: derive reads it again."""
-
-    @property
-    def ok(self) -> bool:
-        return self.record is not None and not self.diagnostics.has_errors()
-
-    def backlinks(self) -> BacklinkIndex:
-        assert self.record is not None
-        return BacklinkIndex(self.record, self.graph)
+    checked: Checked
+    site: Built | None = None
 
 
-def check(
+def build(
     root: Path | str,
+    out: Path | str,
+    *,
     as_of: date | None = None,
-    linked: Callable[[Record, Graph], None] | None = None,
-) -> Checked:
+    drafts: bool = False,
+    search: bool = True,
+    jobs: int | None = None,
+    notify_url: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Build:
+    """Check the record at `root` and, where it has no errors, write its site into `out`:
+    without its drafts unless `drafts`, with its search index unless not `search`.
+    Raises RecordError, AsOfError (as `check`), BuildError (for a site that cannot be made)."""
+    from sourcebook.publish.site.build import SiteBuild  # the site's libraries: only to build
+
+    diagnostics = Diagnostics()
+    record, graph = read_and_link(root, as_of, diagnostics)
+    if record is None:
+        return Build(Checked(None, graph, diagnostics, as_of))
+    shown = without_drafts(record, graph, drafts)
+    with SiteBuild(*shown, jobs=jobs, notify_url=notify_url, search=search) as site:
+        site.render_prose()  # overlaps with check: the prose needs only the linked record
+        checked = check_linked(record, graph, diagnostics, as_of)
+        if not checked.ok:
+            return Build(checked)
+        site.cite(checked.proofs)
+        built = site.write(out, derive_checked(published(checked, linked=shown)), progress=progress)
+    return Build(checked, built)
+
+
+def check(root: Path | str, as_of: date | None = None) -> Checked:
     """Read, link and check the record at `root`, its own queries run over it as it stood
     on `as_of` (default: its close). Raises RecordError if it is not a record, AsOfError
-    for a day after it closes.
-
-    `linked(record, graph)` is called once the record is linked, before it is checked: a
-    build starts there the work that needs no more (see `publish.site.SiteBuild`)."""
+    for a day after it closes."""
     diagnostics = Diagnostics()
+    record, graph = read_and_link(root, as_of, diagnostics)
+    if record is None:
+        return Checked(None, graph, diagnostics, as_of)
+    return check_linked(record, graph, diagnostics, as_of)
+
+
+def read_and_link(
+    root: Path | str, as_of: date | None, diagnostics: Diagnostics
+) -> tuple[Record | None, Graph]:
     record = read_record(root, diagnostics)
     if record is None:
-        return Checked(None, Graph(), diagnostics, as_of)
+        return None, Graph()
     record_day(record, as_of)  # refuses a day after the close before any work is done
-    graph = link_record(record)
-    if linked is not None:
-        linked(record, graph)
-    check_record(record, graph, diagnostics)
-    with compile_in_memory(record, graph, as_of) as db:
+    return record, link_record(record)
+
+
+def check_linked(
+    record: Record, graph: Graph, diagnostics: Diagnostics, as_of: date | None
+) -> Checked:
+    """Every rule over the linked record; then its own queries, over it compiled in memory."""
+    proofs = check_record(record, graph, diagnostics)
+    with compile_in_memory(record, graph, as_of, proofs) as db:
         image = db.image()
-    check_compiled(record, image, diagnostics)
-    return Checked(record, graph, diagnostics, as_of, image)
-
-
-def published(checked: Checked, drafts: bool = False) -> Checked:
-    """What a build or a release publishes of a checked record: all of it with `drafts`;
-    otherwise the record without its drafts, linked and compiled again, so that nothing
-    made from it (pages, backlinks, figures, the database) holds a draft. What check
-    found is kept as it is."""
-    record = checked.record
-    if drafts or record is None or not record.has_drafts():
-        return checked
-    record = record.without_drafts()
-    graph = link_record(record)
-    with compile_in_memory(record, graph, checked.as_of) as db:
-        image = db.image()
-    return Checked(record, graph, checked.diagnostics, checked.as_of, image)
-
-
-def compile(checked: Checked, path: Path | str, as_of: date | None = None) -> Path:
-    """Write the checked record to one SQLite database at `path`, as it stood on `as_of`
-    (default: the day it was checked as of)."""
-    assert checked.record is not None
-    return compile_record(checked.record, path, checked.graph, as_of or checked.as_of)
-
-
-def derive_checked(checked: Checked) -> derived.Derived:
-    """Everything computed from a checked record, as of the day it was checked, read from
-    the database check compiled."""
-    assert checked.image is not None
-    return isolated(checked.image, derived.derive_all)
-
-
-def derive(path: Path | str, as_of: date | None = None) -> derived.Derived:
-    """Everything computed from a compiled record: scorecard, verdicts, scenarios,
-    conflicts; as it stood on `as_of` where given (default: the day it was compiled as of)."""
-    image = Path(path).read_bytes()
-    return isolated(image, partial(_derive_as_of, as_of))
-
-
-def _derive_as_of(as_of: date | None, db: derived.CompiledRecord) -> derived.Derived:
-    if as_of is None:
-        return derived.derive_all(db)
-    with db.as_of(as_of) as then:
-        return derived.derive_all(then)
-
-
-@dataclass
-class CheckedHouse:
-    """A house read and each of its volumes checked, with everything check found in any."""
-
-    house: House | None
-    volumes: list[tuple[VolumeRef, Checked]]
-    """The volumes, in series order, each at a base path of its own."""
-    diagnostics: Diagnostics
-    works: Works | None = None
-    """Which sources of the volumes are one work."""
-
-    @property
-    def ok(self) -> bool:
-        return (
-            self.house is not None
-            and all(c.ok for _, c in self.volumes)
-            and not self.diagnostics.has_errors()
-        )
-
-    @property
-    def entities(self) -> int:
-        return sum(len(one.record) for _, one in self.volumes if one.record is not None)
+    check_queries(record, image, diagnostics)
+    return Checked(record, graph, diagnostics, as_of, proofs, image)
 
 
 def check_house(target: Path | str, as_of: date | None = None) -> CheckedHouse:
@@ -159,3 +137,17 @@ def check_house(target: Path | str, as_of: date | None = None) -> CheckedHouse:
     works = Works([SeriesVolume(name, record) for name, record in records.items()])
     check_same_as(works, records, diagnostics)
     return CheckedHouse(house, volumes, diagnostics, works)
+
+
+def derive(path: Path | str, as_of: date | None = None) -> derived.Derived:
+    """Everything computed from a compiled record: scorecard, verdicts, scenarios,
+    conflicts; as it stood on `as_of` where given (default: the day it was compiled as of)."""
+    image = Path(path).read_bytes()
+    return isolated(image, partial(_derive_as_of, as_of))
+
+
+def _derive_as_of(as_of: date | None, db: derived.CompiledRecord) -> derived.Derived:
+    if as_of is None:
+        return derived.derive_all(db)
+    with db.as_of(as_of) as then:
+        return derived.derive_all(then)

@@ -1,7 +1,9 @@
 """Stage 3, check: every rule over the linked record, each reporting diagnostics.
 
 A rule is a function `(record, graph, diagnostics) -> None`. The built-in rules are
-listed in RULES; a later stage (the Library, figures) adds its own the same way.
+listed in RULES; a later stage (the Library, figures) adds its own the same way. The
+Library's proof of the quotes is what check gives besides its diagnostics
+(`check/result.py`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from sourcebook.check import (
     dates,
     figures,
     names,
-    queries,
     quotes,
     references,
     roles,
@@ -24,9 +25,10 @@ from sourcebook.check import (
     usage,
 )
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
-from sourcebook.model.collector import collector_paused
 from sourcebook.model.record import Record
+from sourcebook.runtime.collector import collector_paused
 
 Rule = Callable[[Record, Graph, Diagnostics], None]
 
@@ -39,26 +41,18 @@ RULES: list[Rule] = [
     roles.check_roles,
     usage.check_usage,
     scripts.check_scripts,
-    quotes.check_quotes,
     figures.check_figures,
     scenarios.check_scenarios,
     charts.check_specs,
 ]
 
-CompiledRule = Callable[[Record, bytes, Diagnostics], None]
-
-COMPILED_RULES: list[CompiledRule] = [queries.check_queries]
-"""Rules over the compiled record (its image, as of the day checked): the record's own SQL."""
-
 
 @collector_paused()
 def check_record(
     record: Record, graph: Graph, diagnostics: Diagnostics, rules: list[Rule] | None = None
-) -> None:
+) -> QuoteReport:
+    """Every rule over the linked record; returns the Library's proof of every quote."""
+    proofs = quotes.check_quotes(record, graph, diagnostics)
     for rule in RULES if rules is None else rules:
         rule(record, graph, diagnostics)
-
-
-def check_compiled(record: Record, image: bytes, diagnostics: Diagnostics) -> None:
-    for rule in COMPILED_RULES:
-        rule(record, image, diagnostics)
+    return proofs

@@ -106,8 +106,7 @@ def check_columns(chart: Chart, columns: tuple[str, ...], diagnostics: Diagnosti
         diagnostics.error(
             chart.pos("query"),
             "X006",
-            f"chart '{chart.id}': the query returns {_listed(unused)}, which the spec does not"
-            " use",
+            f"chart '{chart.id}': the query returns {_listed(unused)}, which the spec does not use",
             "draw each column in the spec (an encoding, a tooltip), or leave it out of the query",
         )
     made = fields_made(chart.spec)

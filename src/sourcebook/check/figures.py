@@ -3,14 +3,14 @@ estimates that show their working, ids that are unique, and sources that disagre
 
 from __future__ import annotations
 
-from sourcebook.derive.conflicts import find_conflicts
-from sourcebook.derive.figures import Placed, placed_figures
-from sourcebook.derive.numbers import carries
-from sourcebook.derive.units import METRICS, UnitError, dimension_of, fits, metric, shown
 from sourcebook.diagnostics import Diagnostics, did_you_mean
 from sourcebook.link.graph import Graph
+from sourcebook.model.conflicts import find_conflicts
+from sourcebook.model.figures import Placed, placed_figures
 from sourcebook.model.kinds import Grade
+from sourcebook.model.numbers import carries
 from sourcebook.model.record import Record
+from sourcebook.model.units import METRICS, UnitError, dimension_of, fits, metric, shown
 
 QUOTE_SHOWN = 80
 

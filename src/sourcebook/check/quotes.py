@@ -1,6 +1,6 @@
 """Every quote stands in a Library copy of its source; every shelf a source names exists.
 
-The proof is left on the record's Library (`record.library.report`) for the site.
+The proof is returned, for the stages after check (see `check/result.py`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ QUOTE_SHOWN = 90
 """The most characters of a quote a message repeats."""
 
 
-def check_quotes(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
+def check_quotes(record: Record, graph: Graph, diagnostics: Diagnostics) -> QuoteReport:
     _check_shelves(record, diagnostics)
     report = verify_quotes(record, graph)
-    record.library.report = report
     for proof in report.proofs:
         _report(proof, diagnostics)
     for _owner, pos in graph.unbalanced:
@@ -30,6 +29,7 @@ def check_quotes(record: Record, graph: Graph, diagnostics: Diagnostics) -> None
             "close the quote, or write a quote inside a quote with its own pair: "
             "“the first of many “Fairwater” sites”",
         )
+    return report
 
 
 def _check_shelves(record: Record, diagnostics: Diagnostics) -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sourcebook.derive.numbers import carries
-from sourcebook.derive.scenarios import ScenarioError, project
-from sourcebook.derive.units import UnitError, parse, shown
 from sourcebook.diagnostics import Diagnostics, did_you_mean
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Evidence, Future, Parameter, Scenario
+from sourcebook.model.numbers import carries
+from sourcebook.model.projection import ScenarioError, project
 from sourcebook.model.record import Record
+from sourcebook.model.units import UnitError, parse, shown
 
 
 def check_scenarios(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:

@@ -31,23 +31,30 @@ def build(
     """Check RECORD and build its site; a record with errors is never built. Drafts are
     left out unless --drafts. RECORD may be a house: every volume and the house's own
     pages make one site."""
-    from sourcebook.commands.check import checked_or_exit
-    from sourcebook.publish.site import BuildError, SiteBuild
+    from sourcebook.commands.check import passed_or_exit
+    from sourcebook.compile import AsOfError
+    from sourcebook.pipeline import build as run_build
+    from sourcebook.publish.site import BuildError
+    from sourcebook.read import RecordError
 
     if house_path(record):
         build_house_site(record, out, quiet, drafts, as_of)
         return
     target = out if out is not None else record / "_site"
-    with SiteBuild(drafts=drafts) as site:
-        # The site begins once the record is linked, while check goes on.
-        checked = checked_or_exit(record, as_of.date() if as_of else None, quiet, site.begin)
-        try:
-            with _progress(quiet) as progress:
-                built = site.finish(checked, target, progress=progress)
-        except BuildError as exc:
-            fail(str(exc))
-    if not quiet:
-        click.echo(f"Built {built.pages:,} pages into {target} in {built.seconds:.2f} s")
+    try:
+        with _progress(quiet) as progress:
+            done = run_build(
+                record,
+                target,
+                as_of=as_of.date() if as_of else None,
+                drafts=drafts,
+                progress=progress,
+            )
+    except (RecordError, AsOfError, BuildError) as exc:
+        fail(str(exc))
+    passed_or_exit(done.checked, quiet)
+    if not quiet and done.site is not None:
+        click.echo(f"Built {done.site.pages:,} pages into {target} in {done.site.seconds:.2f} s")
 
 
 def build_house_site(

@@ -13,11 +13,7 @@ import click
 from sourcebook.commands.common import OUTPUT, RECORD_OR_HOUSE, fail, house_path
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from sourcebook.link import Graph
-    from sourcebook.model.record import Record
-    from sourcebook.pipeline import Checked, CheckedHouse
+    from sourcebook.check.result import Checked, CheckedHouse
 
 AS_OF = click.option(
     "--as-of",
@@ -87,9 +83,8 @@ def check(
     else:
         print_diagnostics(shown, errors, warnings, entities)
         single = checked if whole is None else None
-        record_ = getattr(single, "record", None)
-        report = record_.library.report if record_ is not None else None
-        if quotes and record_ is not None and report is not None:
+        report = single.proofs if single is not None else None
+        if quotes and single is not None and single.record is not None and report is not None:
             from sourcebook.commands.library import print_quote_table
 
             print_quote_table(report)
@@ -97,12 +92,12 @@ def check(
                 from sourcebook.commands.quote_list import print_quote_list
                 from sourcebook.library.explain import explain
 
-                print_quote_list(explain(report, record_.library))
+                print_quote_list(explain(report, single.record.library))
     sys.exit(1 if errors else 0)
 
 
 def _entities(checked: Checked | CheckedHouse) -> int:
-    from sourcebook.pipeline import CheckedHouse
+    from sourcebook.check.result import CheckedHouse
 
     if isinstance(checked, CheckedHouse):
         return checked.entities
@@ -113,7 +108,7 @@ def _quotes_json(checked, listed: bool) -> dict:  # type: ignore[no-untyped-def]
     from sourcebook.commands.library import QUOTE_COLUMNS, quote_table
     from sourcebook.library.explain import explain
 
-    report = checked.record.library.report if checked.record is not None else None
+    report = checked.proofs
     rows = quote_table(report) if report is not None else []
     out: dict = {"quotes": [dict(zip(QUOTE_COLUMNS, row, strict=True)) for row in rows]}
     if listed:
@@ -149,36 +144,29 @@ def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) ->
     console.print(f"[{'bold red' if errors else 'green'}]{summary}[/]")
 
 
-def checked_or_exit(
-    record: Path,
-    as_of: date | None = None,
-    quiet: bool = False,
-    linked: Callable[[Record, Graph], None] | None = None,
-) -> Checked:
+def checked_or_exit(record: Path, as_of: date | None = None, quiet: bool = False) -> Checked:
     """Check a record before publishing it: errors printed and exit 1; warnings printed
-    unless `quiet`; a folder that is not a record, or a day after it closes, exit 2.
-    `linked` is `pipeline.check`'s."""
+    unless `quiet`; a folder that is not a record, or a day after it closes, exit 2."""
     from sourcebook.compile import AsOfError
     from sourcebook.pipeline import check
     from sourcebook.read import RecordError
 
     try:
-        checked = check(record, as_of, linked)
+        checked = check(record, as_of)
     except (RecordError, AsOfError) as exc:
         fail(str(exc))
-    diagnostics = checked.diagnostics
-    entities = len(checked.record) if checked.record else 0
-    if not checked.ok:
-        print_diagnostics(
-            list(diagnostics), len(diagnostics.errors), len(diagnostics.warnings), entities
-        )
-        sys.exit(1)
-    if diagnostics.warnings and not quiet:
-        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), entities)
+    return passed_or_exit(checked, quiet)
+
+
+def passed_or_exit(checked: Checked, quiet: bool = False) -> Checked:
+    """A checked record's errors printed and exit 1; its warnings printed unless `quiet`."""
+    _passed_or_exit(checked, quiet)
     return checked
 
 
-def house_checked_or_exit(house: Path, as_of: date | None = None, quiet: bool = False):  # type: ignore[no-untyped-def]
+def house_checked_or_exit(
+    house: Path, as_of: date | None = None, quiet: bool = False
+) -> CheckedHouse:
     """`checked_or_exit` for a house: every volume's errors, and the house's, printed."""
     from sourcebook.compile import AsOfError
     from sourcebook.pipeline import check_house
@@ -188,11 +176,15 @@ def house_checked_or_exit(house: Path, as_of: date | None = None, quiet: bool = 
         checked = check_house(house, as_of)
     except (RecordError, AsOfError) as exc:
         fail(str(exc))
-    diagnostics = checked.diagnostics
+    _passed_or_exit(checked, quiet)
+    return checked
+
+
+def _passed_or_exit(checked: Checked | CheckedHouse, quiet: bool) -> None:
+    diagnostics, entities = checked.diagnostics, _entities(checked)
     if not checked.ok:
         errors, warnings = len(diagnostics.errors), len(diagnostics.warnings)
-        print_diagnostics(list(diagnostics), errors, warnings, checked.entities)
+        print_diagnostics(list(diagnostics), errors, warnings, entities)
         sys.exit(1)
     if diagnostics.warnings and not quiet:
-        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), checked.entities)
-    return checked
+        print_diagnostics(diagnostics.warnings, 0, len(diagnostics.warnings), entities)

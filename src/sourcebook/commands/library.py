@@ -84,10 +84,12 @@ def add(
     **details: object,
 ) -> None:
     """Add TARGET, a file or an http(s) URL, to the Library; the same bytes give the same item."""
+    from sourcebook.interchange.editor import EditError
+    from sourcebook.interchange.page import offer_for
     from sourcebook.library.capture import Budget
     from sourcebook.library.intake import Details, take_in
-    from sourcebook.library.items import ItemKind
-    from sourcebook.library.refusal import BAD_OPTION, TOO_LARGE, Refused
+    from sourcebook.library.refusal import BAD_OPTION, NO_SUCH_RECORD_OR_SOURCE, TOO_LARGE, Refused
+    from sourcebook.model.library import ItemKind
 
     kind = details.pop("kind")
     try:
@@ -100,11 +102,15 @@ def add(
             Details(
                 kind=ItemKind(str(kind)) if kind else None,
                 budget=budget,
-                fill=fill,
                 **details,  # type: ignore[arg-type]
             ),
             source,
         )
+        offer = offer_for(record, intake, fill)
+    except EditError as exc:
+        refuse(NO_SUCH_RECORD_OR_SOURCE, str(exc))
+    except OSError as exc:  # the source file filled from the page could not be written
+        refuse(NO_SUCH_RECORD_OR_SOURCE, f"{source}: {exc.strerror or exc}")
     except Refused as exc:
         refuse(exc.code, str(exc))
     except ValueError as exc:
@@ -116,8 +122,8 @@ def add(
     click.echo(f"{item.shelf} {state}: {item.kind.value}, {item.file}, captured {item.captured}")
     if intake.attached:
         click.echo(f"{item.shelf} named in the library of source '{source}'")
-    if intake.offer is not None:
-        print_offer(intake.offer, written=fill)
+    if offer is not None:
+        print_offer(offer, written=fill)
 
 
 USAGE_CODES = frozenset({"Q106", "Q107", "Q108"})
@@ -172,7 +178,7 @@ def _value(value: object) -> str:
 def list_items(record: Path, output: str) -> None:
     """List the Library's items: shelf, kind, capture day, what it holds, where from."""
     from sourcebook.diagnostics import Diagnostics
-    from sourcebook.library.read import read_library
+    from sourcebook.read.library import read_library
 
     if not record.is_dir():
         fail(f"{record.as_posix()}: no such folder", output)

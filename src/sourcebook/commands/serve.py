@@ -14,8 +14,8 @@ import click
 from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path
 
 if TYPE_CHECKING:
+    from sourcebook.live import LiveSite
     from sourcebook.notify.local import LocalService
-    from sourcebook.publish.site.serve import LiveSite
 
 
 @click.command()
@@ -31,13 +31,14 @@ def serve(
     """Build RECORD's site, drafts and all, and serve it; where check finds errors, the
     pages show them. RECORD may be a house: every volume and the house's pages, rebuilt on
     any change."""
-    from sourcebook.publish.site.serve import LiveSite, SiteServer
+    from sourcebook.live import LiveSite
+    from sourcebook.publish.site.serve import SiteServer
     from sourcebook.read.settings import SETTINGS_FILE
 
     services: list[LocalService] = []
     live: LiveSite
     if house_path(record):
-        from sourcebook.publish.house.serve import LiveHouse
+        from sourcebook.live import LiveHouse
 
         urls = {} if no_notify else house_notify(record, host, port, services)
         live = LiveHouse(record, notify_urls=urls)

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 from sourcebook import __version__
+from sourcebook.check.result import Checked
+from sourcebook.compile.as_of import restrict
+from sourcebook.compile.database import CompiledRecord
 from sourcebook.compile.figures import (
     write_figures,
     write_parameters,
@@ -21,14 +25,21 @@ from sourcebook.compile.figures import (
 )
 from sourcebook.compile.rows import write_entities, write_library, write_quotes, write_refs
 from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read, schema
-from sourcebook.derive.as_of import restrict
-from sourcebook.derive.sql import CompiledRecord
-from sourcebook.link import Graph, link_record
-from sourcebook.model.collector import collector_paused
+from sourcebook.library.report import QuoteReport
+from sourcebook.link import Graph, link_record, without_drafts
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
+from sourcebook.runtime.collector import collector_paused
 
-__all__ = ["SCHEMA_VERSION", "AsOfError", "compile_in_memory", "compile_record", "record_day"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "AsOfError",
+    "compile_checked",
+    "compile_in_memory",
+    "compile_record",
+    "published",
+    "record_day",
+]
 
 
 QUERY_KINDS = ("indicator", "test", "chart")
@@ -49,10 +60,40 @@ def record_day(record: Record, as_of: date | None) -> date:
     return as_of or closes
 
 
+def compile_checked(checked: Checked, path: Path | str, as_of: date | None = None) -> Path:
+    """Write the checked record, with what check proved of its quotes, to a database at
+    `path`, as it stood on `as_of` (default: the day it was checked as of)."""
+    assert checked.record is not None
+    day = as_of or checked.as_of
+    return compile_record(checked.record, path, checked.graph, day, checked.proofs)
+
+
+def published(
+    checked: Checked, drafts: bool = False, linked: tuple[Record, Graph] | None = None
+) -> Checked:
+    """What a build or a release publishes of a checked record: all of it with `drafts`;
+    otherwise the record without its drafts (`linked`, where it is already linked), compiled
+    again, so that nothing made from it (pages, backlinks, figures, the database) holds a
+    draft. What check found is kept as it is."""
+    if checked.record is None:
+        return checked
+    record, graph = linked or without_drafts(checked.record, checked.graph, drafts)
+    if record is checked.record:
+        return checked
+    with compile_in_memory(record, graph, checked.as_of, checked.proofs) as db:
+        image = db.image()
+    return replace(checked, record=record, graph=graph, image=image)
+
+
 def compile_record(
-    record: Record, path: Path | str, graph: Graph | None = None, as_of: date | None = None
+    record: Record,
+    path: Path | str,
+    graph: Graph | None = None,
+    as_of: date | None = None,
+    proofs: QuoteReport | None = None,
 ) -> Path:
-    """Write the record, as it stood on `as_of` (default: its close), to a database at `path`.
+    """Write the record, as it stood on `as_of` (default: its close), to a database at `path`;
+    with the Library's verdict on each quote where `proofs` (check's) are given.
 
     The file is written beside its destination and moved into place, so a reader never
     sees half a database.
@@ -63,7 +104,7 @@ def compile_record(
     partial.unlink(missing_ok=True)
     db = sqlite3.connect(partial)
     try:
-        fill(db, record, graph if graph is not None else link_record(record), as_of)
+        fill(db, record, graph if graph is not None else link_record(record), as_of, proofs)
         db.commit()
         db.execute("VACUUM")
     except BaseException:
@@ -76,7 +117,10 @@ def compile_record(
 
 
 def compile_in_memory(
-    record: Record, graph: Graph | None = None, as_of: date | None = None
+    record: Record,
+    graph: Graph | None = None,
+    as_of: date | None = None,
+    proofs: QuoteReport | None = None,
 ) -> CompiledRecord:
     """The compiled record in memory, opened read-only for queries: what check runs SQL on,
     and derive reads again.
@@ -93,6 +137,7 @@ def compile_in_memory(
             record,
             graph if graph is not None else link_record(record),
             as_of,
+            proofs,
             search=may_read("search", queries),
             refs=may_read("refs", queries),
         )
@@ -109,6 +154,7 @@ def fill(
     record: Record,
     graph: Graph,
     as_of: date | None,
+    proofs: QuoteReport | None = None,
     search: bool = True,
     refs: bool = True,
 ) -> None:
@@ -135,8 +181,8 @@ def fill(
     if refs:
         write_refs(db, graph)
     write_library(db, record)
-    write_quotes(db, record, graph)
-    write_figures(db, record)
-    write_parties(db, record)
+    write_quotes(db, graph, proofs)
+    write_figures(db, record, proofs)
+    write_parties(db, record, proofs)
     write_parameters(db, record)
     restrict(db, day)

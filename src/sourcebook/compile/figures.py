@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from sourcebook.compile.as_of import figure_known_from, iso
 from sourcebook.compile.rows import quote_status
-from sourcebook.derive.as_of import figure_known_from, iso
-from sourcebook.derive.figures import EVIDENCED, GRADE_RANK, Placed, placed_figures
-from sourcebook.derive.units import DIMENSIONS, METRICS, metric
+from sourcebook.library.report import QuoteReport
 from sourcebook.model.base import day_end
+from sourcebook.model.figures import EVIDENCED, GRADE_RANK, Placed, placed_figures
 from sourcebook.model.kinds import Grade
 from sourcebook.model.record import Record
+from sourcebook.model.units import DIMENSIONS, METRICS, metric
 
 
 def write_vocabulary(db: sqlite3.Connection) -> None:
@@ -25,8 +26,8 @@ def write_vocabulary(db: sqlite3.Connection) -> None:
     )
 
 
-def write_figures(db: sqlite3.Connection, record: Record) -> None:
-    statuses = quote_status(record)
+def write_figures(db: sqlite3.Connection, record: Record, proofs: QuoteReport | None) -> None:
+    statuses = quote_status(proofs)
     rows: list[tuple] = []
     inputs: list[tuple[str, str, int]] = []
     for placed in placed_figures(record):
@@ -81,8 +82,8 @@ def _figure_row(placed: Placed, record: Record, statuses: dict) -> tuple:
     )
 
 
-def write_parties(db: sqlite3.Connection, record: Record) -> None:
-    statuses = quote_status(record)
+def write_parties(db: sqlite3.Connection, record: Record, proofs: QuoteReport | None) -> None:
+    statuses = quote_status(proofs)
     db.executemany(
         "INSERT INTO campus_parties VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [

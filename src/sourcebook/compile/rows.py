@@ -12,12 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from sourcebook.compile.as_of import iso
 from sourcebook.compile.schema import kind_columns
-from sourcebook.derive.as_of import iso
+from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
+from sourcebook.model.refs import QuoteClaim
 
 _JSON = json.JSONEncoder(ensure_ascii=False)
 """What json.dumps(value, ensure_ascii=False) makes afresh at every call."""
@@ -167,50 +169,40 @@ def write_library(db: sqlite3.Connection, record: Record) -> None:
     )
 
 
-def write_quotes(db: sqlite3.Connection, record: Record, graph: Graph) -> None:
+def write_quotes(db: sqlite3.Connection, graph: Graph, proofs: QuoteReport | None) -> None:
     """Each quote claim with what the Library proved of it, where check has run the proof."""
-    library = getattr(record, "library", None)
-    report = getattr(library, "report", None)
-    if report is not None:
+    if proofs is not None:
         rows = [
-            (
-                *p.claim.owner,
-                p.claim.field,
-                p.claim.source,
-                p.claim.text,
-                p.status.value,
-                p.found.shelf if p.found else None,
-                p.locator,
-                p.claim.pos.file,
-                p.claim.pos.line,
-                p.claim.pos.col,
-            )
-            for p in report.proofs
+            _quote_row(p.claim, p.status.value, p.found.shelf if p.found else None, p.locator)
+            for p in proofs.proofs
             if p.claim.source
         ]
     else:
-        rows = [
-            (
-                *q.owner,
-                q.field,
-                q.source,
-                q.text,
-                None,
-                None,
-                q.locator,
-                q.pos.file,
-                q.pos.line,
-                q.pos.col,
-            )
-            for q in graph.quotes
-            if q.source
-        ]
+        rows = [_quote_row(q, None, None, q.locator) for q in graph.quotes if q.source]
     insert_rows(db, "quotes", rows)
 
 
-def quote_status(record: Record) -> dict[tuple[tuple[str, str], str], str]:
+def _quote_row(
+    claim: QuoteClaim, status: str | None, shelf: str | None, locator: str | None
+) -> tuple:
+    """A row of the `quotes` table, in its columns' order."""
+    file, line, col = claim.pos.file, claim.pos.line, claim.pos.col
+    return (
+        *claim.owner,
+        claim.field,
+        claim.source,
+        claim.text,
+        status,
+        shelf,
+        locator,
+        file,
+        line,
+        col,
+    )
+
+
+def quote_status(proofs: QuoteReport | None) -> dict[tuple[tuple[str, str], str], str]:
     """(owner, field) → the Library's verdict on that quote, where check has proved it."""
-    report = getattr(getattr(record, "library", None), "report", None)
-    if report is None:
+    if proofs is None:
         return {}
-    return {(p.claim.owner, p.claim.field): p.status.value for p in report.proofs}
+    return {(p.claim.owner, p.claim.field): p.status.value for p in proofs.proofs}

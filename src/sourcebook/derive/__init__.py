@@ -13,20 +13,22 @@ The site and the data releases read these, each from a compiled record opened wi
   and the tests' histories;
 - `machine(db)`: every campus and party as one machine: who does what where, and what
   each owner's campuses evidence of power and chips;
-- `derive_all(db)`: all of the above at once, each campus's and party's timelines included.
+- `derive_all(db)`: all of the above at once, each campus's and party's timelines included;
+- `derive_checked(checked)`: `derive_all` over the database check compiled, in the sandbox.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sourcebook.check.result import Checked
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError, open_image, open_record
 from sourcebook.derive.charts import ChartData, Overview, chart_data, overview
-from sourcebook.derive.conflicts import Conflict
 from sourcebook.derive.machine import EMPTY as EMPTY_MACHINE
 from sourcebook.derive.machine import Machine, machine
+from sourcebook.derive.sandbox import isolated
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, history_months, scorecard
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, open_image, open_record
 from sourcebook.derive.timeline import (
     Timeline,
     TimelinePoint,
@@ -36,7 +38,8 @@ from sourcebook.derive.timeline import (
     timelines,
 )
 from sourcebook.derive.verdicts import Outcome, Verdict, verdict_history, verdicts
-from sourcebook.model.collector import collector_paused
+from sourcebook.model.conflicts import Conflict
+from sourcebook.runtime.collector import collector_paused
 
 
 @dataclass(frozen=True)
@@ -91,12 +94,20 @@ def derive_all(db: CompiledRecord) -> Derived:
     )
 
 
+def derive_checked(checked: Checked) -> Derived:
+    """Everything computed from a checked record, as of the day it was checked, read from
+    the database check compiled; the record's own queries run in the sandbox."""
+    assert checked.image is not None
+    return isolated(checked.image, derive_all)
+
+
 __all__ = [
     "Answer",
     "ChartData",
     "Overview",
     "Derived",
     "derive_all",
+    "derive_checked",
     "CompiledRecord",
     "Conflict",
     "Failure",

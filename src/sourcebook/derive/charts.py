@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.derive.scorecard import Row
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
 
 CHART_ROWS = 5000
 """The most rows a chart may draw: more is a query to narrow, not a picture to read."""
@@ -87,9 +87,7 @@ def run_chart(db: CompiledRecord, chart: str, query: str) -> ChartData:
     try:
         result = db.run(query, max_rows=CHART_ROWS)
         if result.more:
-            raise QueryError(
-                Failure.SHAPE, f"a chart's query returns at most {CHART_ROWS:,} rows"
-            )
+            raise QueryError(Failure.SHAPE, f"a chart's query returns at most {CHART_ROWS:,} rows")
         if not result.columns:
             raise QueryError(Failure.SHAPE, "a chart's query returns columns to draw")
     except QueryError as exc:

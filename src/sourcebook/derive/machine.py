@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sourcebook.derive.sql import CompiledRecord
+from sourcebook.compile.database import CompiledRecord
 
 NO_OWNER = ""
 """The owner of campuses whose owner the record does not name."""

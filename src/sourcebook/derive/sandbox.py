@@ -24,7 +24,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError, Result, open_image
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError, Result, open_image
 
 T = TypeVar("T")
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
-from sourcebook.derive.as_of import history_copy, restrict
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
-from sourcebook.derive.units import UnitError, shown
+from sourcebook.compile.as_of import history_copy, restrict
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError
+from sourcebook.model.units import UnitError, shown
 
 INDICATOR_COLUMNS = ("value", "unit", "figure", "campus", "note")
 

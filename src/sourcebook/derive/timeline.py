@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sourcebook.derive.conflicts import Conflict, Stated, find_conflicts
-from sourcebook.derive.sql import CompiledRecord
-from sourcebook.derive.units import METRICS, UnitError, convert, metric
+from sourcebook.compile.database import CompiledRecord
+from sourcebook.model.conflicts import Conflict, Stated, find_conflicts
+from sourcebook.model.units import METRICS, UnitError, convert, metric
 
 _FIGURE_COLUMNS = (
     "id, owner_kind, owner_id, metric, value, unit, base_value, chip, qualifier, status, as_of,"

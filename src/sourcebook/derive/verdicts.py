@@ -20,9 +20,9 @@ from datetime import date
 from enum import StrEnum
 from typing import Any
 
-from sourcebook.derive.as_of import history_copy, restrict
+from sourcebook.compile.as_of import history_copy, restrict
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.derive.scorecard import FigureRef, figure_refs
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
 from sourcebook.model.base import day_end
 
 TEST_COLUMNS = ("holds", "why", "figure")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sourcebook.interchange.works import Creator, FormatError, Work, bare_doi
-from sourcebook.publish.release.citation import braced
+from sourcebook.model.bibtex import braced
 
 BIB_TO_CSL = {
     "article": "article-journal",

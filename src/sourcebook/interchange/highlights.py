@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.files import write_atomic
 from sourcebook.interchange.editor import EditError, EntityFile
 from sourcebook.interchange.hypothesis import Annotation, url_key
 from sourcebook.interchange.zotero import ImportProblem
-from sourcebook.library.files import write_atomic
 from sourcebook.link.prose import quote_spans
 
 

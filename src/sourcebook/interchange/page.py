@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.files import write_atomic
 from sourcebook.interchange.creators import NewEntity, Roster
 from sourcebook.interchange.editor import EditError, EntityFile
 from sourcebook.interchange.works import Creator
-from sourcebook.library.files import write_atomic
+from sourcebook.library.intake import Intake
 from sourcebook.library.metadata import PageMetadata
 
 _FOLDERS = {"person": "people", "party": "parties"}
@@ -77,6 +78,17 @@ def offer(root: Path, path: Path, page: PageMetadata, url: str | None) -> Offer:
     result.new = [new for new in (roster.new if roster else []) if new.id in used]
     result.text = entity.text()
     return result
+
+
+def offer_for(root: Path, intake: Intake, fill: bool) -> Offer | None:
+    """What the page an original was fetched from offers its source; written where `fill`
+    and the source's fields were empty. Raises EditError for a source that cannot be edited."""
+    if intake.page is None or intake.source is None:
+        return None
+    made = offer(root, intake.source, intake.page, intake.item.url)
+    if fill and made.filled:
+        write_offer(root, made)
+    return made
 
 
 def write_offer(root: Path, made: Offer) -> None:

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.files import write_atomic
 from sourcebook.interchange.creators import Roster
 from sourcebook.interchange.editor import EditError, EntityFile, render
 from sourcebook.interchange.works import ITALIC_TYPES, Work, category_of, record_id
-from sourcebook.library.files import write_atomic
 from sourcebook.model.person_names import folded
 
 STATE_FILE = Path("imports") / "zotero.json"

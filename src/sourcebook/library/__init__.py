@@ -13,17 +13,18 @@ Its modules, in the order a copy travels through them:
   the source;
 - `store` puts it on a shelf, `attach` names the shelf in a source, `intake` does both
   for `sourcebook library add`;
-- `items` is the model (an `Item`, the `Library`), `read` reads library/ into it;
+- the model (an `Item`, the `Library`) is `sourcebook.model.library`, and
+  `sourcebook.read.library` reads library/ into it;
 - `normalize` and `match` decide whether a quote stands in a text, `cache` remembers
   what was normalized and found, `nearest` shows how a missing quote differs;
 - `verify` proves every quote of a record and `report` holds the proofs.
 
 For the site: `record.library.holdings(source.library)` gives a source's items (shelf,
 kind, `captured`, `holds`, `url`, `read_as_image`; the source's own `read` says what was
-read), and after check, `record.library.report.proof_of(claim)` gives a quote's `Proof`
+read), and after check, `checked.proofs.proof_of(claim)` gives a quote's `Proof`
 (`status`, `found.shelf`, `locator`: "p. 81" or "read as an image").
 """
 
-from sourcebook.library.items import Item, ItemKind, Library
+from sourcebook.model.library import Item, ItemKind, Library
 
 __all__ = ["Item", "ItemKind", "Library"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from sourcebook.library.files import write_atomic
+from sourcebook.files import write_atomic
 from sourcebook.library.refusal import NO_SUCH_RECORD_OR_SOURCE, Refused
 
 _FIELD = re.compile(r"^library:[ \t]*(.*)$", re.M)

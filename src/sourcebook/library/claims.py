@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from sourcebook.library.items import ItemKind
 from sourcebook.library.refusal import NOT_WHAT_IT_CLAIMS, Refused
+from sourcebook.model.library import ItemKind
 
 SNIFF_BYTES = 1445
 """How many first bytes are read, as the MIME Sniffing standard reads."""

@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sourcebook.library.items import Library
 from sourcebook.library.match import locate
 from sourcebook.library.nearest import Nearest
 from sourcebook.library.normalize import compile_quote
 from sourcebook.library.report import Proof, QuoteReport, Status
 from sourcebook.library.rules import RULES, normalizer, unchanged
+from sourcebook.model.library import Library
 
 
 class Verdict(StrEnum):

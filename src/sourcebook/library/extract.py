@@ -14,9 +14,9 @@ import mimetypes
 from dataclasses import dataclass
 
 from sourcebook.library.charset import decode_page, http_charset
-from sourcebook.library.items import ItemKind
 from sourcebook.library.markup import MAX_HTML_CHARS, bounded
 from sourcebook.library.refusal import UNREADABLE, Refused
+from sourcebook.model.library import ItemKind
 
 _QUIET = logging.NullHandler()
 PAGE_BREAK = "\f"

@@ -17,13 +17,12 @@ from sourcebook.library.attach import attach, source_file
 from sourcebook.library.capture import Budget, fetch, read_capture_file
 from sourcebook.library.claims import check_claims
 from sourcebook.library.extract import decode
-from sourcebook.library.items import Item, ItemKind
 from sourcebook.library.refusal import BAD_OPTION, NO_SUCH_RECORD_OR_SOURCE, Refused
 from sourcebook.library.store import Original, add_original
 from sourcebook.model.addresses import address_problem, scheme
+from sourcebook.model.library import Item, ItemKind
 
 if TYPE_CHECKING:
-    from sourcebook.interchange.page import Offer
     from sourcebook.library.metadata import PageMetadata
 
 MAX_TRANSCRIPTION_BYTES = 16 * 1024 * 1024
@@ -52,8 +51,6 @@ class Details:
     """The file starts with a capture header (url:, date:, …) that is not the source's text."""
     budget: Budget = field(default_factory=Budget)
     """What fetching a URL may cost in bytes and time."""
-    fill: bool = True
-    """Fill the source's empty fields from the page's metadata (else only offer them)."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +58,11 @@ class Intake:
     item: Item
     new: bool
     attached: bool
-    offer: Offer | None = None
-    """What the page's metadata filled in the source, or offers where the source has a value."""
+    source: Path | None = None
+    """The file of the source the original was named in."""
+    page: PageMetadata | None = None
+    """What a web page fetched for a source says of itself: its title, authors, dates,
+    which `interchange.page.offer` fills into the source."""
 
 
 def take_in(root: Path, target: str, details: Details, source: str | None = None) -> Intake:
@@ -80,10 +80,9 @@ def take_in(root: Path, target: str, details: Details, source: str | None = None
     try:
         item, new = add_original(root, original)
         attached = attach(source_path, item.shelf) if source_path is not None else False
-        offer = _offer(root, source_path, page, item, details) if page is not None else None
     except OSError as exc:
         raise IntakeError(f"{target}: {exc.strerror or exc}") from None
-    return Intake(item, new, attached, offer)
+    return Intake(item, new, attached, source_path, page)
 
 
 def check_details(root: Path, details: Details) -> None:
@@ -171,23 +170,6 @@ def _page_metadata(original: Original) -> PageMetadata | None:
         return page_metadata(original.data, original.url, original.media_type, prepare=bounded)
     except Exception:  # noqa: BLE001 - metadata is an offer: a page that confuses the reader gives none
         return None
-
-
-def _offer(
-    root: Path, path: Path | None, page: PageMetadata, item: Item, details: Details
-) -> Offer | None:
-    from sourcebook.interchange.editor import EditError
-    from sourcebook.interchange.page import offer, write_offer
-
-    if path is None:
-        return None
-    try:
-        made = offer(root, path, page, item.url)
-    except EditError as exc:
-        raise IntakeError(str(exc)) from None
-    if details.fill and made.filled:
-        write_offer(root, made)
-    return made
 
 
 def _from_capture_file(original: Original) -> None:

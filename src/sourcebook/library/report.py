@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from sourcebook.library.nearest import Nearest
-from sourcebook.link.graph import Key, QuoteClaim
+from sourcebook.model.refs import Key, QuoteClaim
 
 
 class Status(StrEnum):

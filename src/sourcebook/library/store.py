@@ -21,11 +21,11 @@ from pathlib import Path
 import yaml
 
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.files import partial_files, write_atomic
 from sourcebook.library.extract import Extracted, extract, guess_kind, media_type_of
-from sourcebook.library.files import partial_files, write_atomic
-from sourcebook.library.items import Item, ItemKind, Library, shelf_number
-from sourcebook.library.read import FOLDER, read_library
 from sourcebook.library.refusal import NO_TRANSCRIPTION, Refused
+from sourcebook.model.library import Item, ItemKind, Library, shelf_number
+from sourcebook.read.library import FOLDER, read_library
 from sourcebook.read.state import state_folder
 
 

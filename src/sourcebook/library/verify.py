@@ -11,20 +11,29 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from typing import Protocol
 
+from sourcebook.diagnostics import Pos
 from sourcebook.library.cache import Normalized, TextCache
-from sourcebook.library.items import Item, ItemKind, Library
 from sourcebook.library.match import locate
 from sourcebook.library.nearest import Nearest, nearest
 from sourcebook.library.normalize import QuotePattern, compile_quote
 from sourcebook.library.report import Found, Proof, QuoteReport, Status
-from sourcebook.link.graph import Graph, QuoteClaim
+from sourcebook.model.library import Item, ItemKind, Library
 from sourcebook.model.record import Record
+from sourcebook.model.refs import Key, QuoteClaim
 
 _compiled = lru_cache(maxsize=65536)(compile_quote)
 
 
-def verify_quotes(record: Record, graph: Graph, cache: TextCache | None = None) -> QuoteReport:
+class Claims(Protocol):
+    """What linking found that the Library proves: the quotes, and the spans marked as not."""
+
+    quotes: list[QuoteClaim]
+    marked: list[tuple[Key, str, Pos]]
+
+
+def verify_quotes(record: Record, graph: Claims, cache: TextCache | None = None) -> QuoteReport:
     """The proof of every quote claim whose source is in the record."""
     if cache is None:
         # A record without a Library gets no cache folder: checking it writes nothing.
@@ -59,7 +68,7 @@ QUOTED_LISTS = ("figures", "parameters", "parties")
 scenario's parameters, a campus's parties (the words that give a party its role)."""
 
 
-def quote_claims(record: Record, graph: Graph) -> list[QuoteClaim]:
+def quote_claims(record: Record, graph: Claims) -> list[QuoteClaim]:
     """The graph's quotes, and the quote of each figure or parameter that names its source."""
     claims = [c for c in graph.quotes if c.source]
     for entity in record:

@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import bisect
-import multiprocessing
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, NamedTuple
+from typing import Any
 
 from sourcebook.diagnostics import Pos
 from sourcebook.link import prose
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.base import Entity
-from sourcebook.model.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
-from sourcebook.workers import worker_count
+from sourcebook.model.refs import Key, QuoteClaim, Ref
+from sourcebook.runtime.collector import collector_paused
+from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
-Key = tuple[str, str]
 _NEWLINE = re.compile("\n")
 _SPACE = re.compile(r"\s")  # exactly str.isspace
 _SPACES = re.compile(r"\s+")
@@ -28,37 +27,6 @@ PARALLEL_FROM = 2000
 """Entities below which a record is linked in this process: starting workers costs more."""
 CHUNK = 250
 """Entities a worker links per task."""
-
-
-class Ref(NamedTuple):
-    """One reference from an entity to another.
-
-    `via` is field (front matter), wiki, cite (a Pandoc citation) or mention (a name
-    found in prose). A reference to nothing keeps its `target` with `resolved` False.
-    A named tuple, not a frozen dataclass: a large record makes hundreds of thousands,
-    and a tuple is made five times faster.
-    """
-
-    source: Key
-    target: Key
-    via: str
-    field: str
-    pos: Pos
-    text: str
-    locator: str | None = None
-    resolved: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class QuoteClaim:
-    """Words in curly quotes that claim to stand in a source."""
-
-    owner: Key
-    field: str
-    source: str | None
-    text: str
-    pos: Pos
-    locator: str | None = None
 
 
 @dataclass
@@ -143,15 +111,10 @@ def _linked(entities: Sequence[Entity], record: Record, matcher: NameMatcher) ->
     if jobs <= 1:
         yield _link(entities, record, matcher)
         return
-    global _JOB
-    _JOB = (entities, record, matcher)
     bounds = [(i, min(i + CHUNK, len(entities))) for i in range(0, len(entities), CHUNK)]
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            for flat in pool.imap(_link_chunk, bounds):
-                yield _unflattened(flat)
-    finally:
-        _JOB = None
+    with Forked(jobs, (entities, record, matcher)) as pool:
+        for flat in pool.imap(_link_chunk, bounds):
+            yield _unflattened(flat)
 
 
 def _jobs(entities: int) -> int:
@@ -159,15 +122,11 @@ def _jobs(entities: int) -> int:
     return worker_count(entities, PARALLEL_FROM)
 
 
-_JOB: tuple[Sequence[Entity], Record, NameMatcher] | None = None
-"""What forked workers find: the entities, the record and the name matcher."""
-
 _Flat = tuple[list[tuple], list[tuple], list[tuple], list[tuple]]
 
 
 def _link_chunk(bounds: tuple[int, int]) -> _Flat:
-    assert _JOB is not None
-    entities, record, matcher = _JOB
+    entities, record, matcher = forked_job()  # the entities, the record, the name matcher
     return _flattened(_link(entities[bounds[0] : bounds[1]], record, matcher))
 
 
@@ -176,11 +135,8 @@ def _link_chunk(bounds: tuple[int, int]) -> _Flat:
 
 
 def _flattened(found: _Found) -> _Flat:
-    refs = [
-        (r.source, r.target, r.via, r.field, *_pos(r.pos), r.text, r.locator, r.resolved)
-        for r in found.refs
-    ]
-    quotes = [(q.owner, q.field, q.source, q.text, *_pos(q.pos), q.locator) for q in found.quotes]
+    refs = [r.flat() for r in found.refs]
+    quotes = [q.flat() for q in found.quotes]
     marked = [(owner, mark, *_pos(pos)) for owner, mark, pos in found.marked]
     unbalanced = [(owner, *_pos(pos)) for owner, pos in found.unbalanced]
     return refs, quotes, marked, unbalanced
@@ -193,14 +149,8 @@ def _pos(pos: Pos) -> tuple[str, int, int]:
 def _unflattened(flat: _Flat) -> _Found:
     refs, quotes, marked, unbalanced = flat
     return _Found(
-        [
-            Ref(source, target, via, name, Pos(file, line, col), text, locator, resolved)
-            for source, target, via, name, file, line, col, text, locator, resolved in refs
-        ],
-        [
-            QuoteClaim(owner, name, source, text, Pos(file, line, col), locator)
-            for owner, name, source, text, file, line, col, locator in quotes
-        ],
+        [Ref.from_flat(r) for r in refs],
+        [QuoteClaim.from_flat(q) for q in quotes],
         [(owner, mark, Pos(file, line, col)) for owner, mark, file, line, col in marked],
         [(owner, Pos(file, line, col)) for owner, file, line, col in unbalanced],
     )
@@ -263,7 +213,7 @@ def _link_prose(
     found = prose.scan(text)
     key = entity.key
     for link in found.wiki_links:
-        target = _resolve_wiki(link, record)
+        target = resolve_wiki(record, link.kind, link.target) or ("?", link.target)
         into.add(
             Ref(
                 key,
@@ -317,14 +267,15 @@ def _link_prose(
                 )
 
 
-def _resolve_wiki(link: prose.WikiLink, record: Record) -> Key:
-    """A bare [[id]] means the one entity of any kind with that id; terms win a tie."""
-    if link.kind:
-        return (link.kind, link.target)
-    for kind in KINDS:
-        if record.get(kind.name, link.target) is not None:
-            return (kind.name, link.target)
-    return ("?", link.target)
+def resolve_wiki(record: Record, kind: str | None, target: str) -> Key | None:
+    """The entity a wiki link names: [[kind:id]] that one; a bare [[id]] the one entity of
+    any kind with that id, terms winning a tie; None for a bare id nothing has."""
+    if kind:
+        return (kind, target)
+    for each in KINDS:
+        if record.get(each.name, target) is not None:
+            return (each.name, target)
+    return None
 
 
 class _Positions:

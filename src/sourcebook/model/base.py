@@ -122,21 +122,6 @@ class Entity(BaseModel):
     def origin(self) -> Origin:
         return self.__pydantic_private__["_origin"] or _NOWHERE  # type: ignore[index]
 
-    def __reduce__(self) -> tuple[Any, tuple]:
-        # The workers that read a large record send back every entity: as plain values,
-        # which pickle handles in C, rather than through pydantic's and the dataclass's
-        # state methods, in Python: a quarter less time, both ways together. An entity
-        # has no extra fields and one private attribute, its origin.
-        origin = self.__pydantic_private__["_origin"]  # type: ignore[index]
-        return _entity, (
-            type(self),
-            self.__dict__,
-            self.__pydantic_fields_set__,
-            None
-            if origin is None
-            else (origin.file, origin.places, origin.body_line, origin.spans),
-        )
-
     def prose_span(self, field: str) -> str | None:
         """A multi-line front-matter field as written (folding and indentation included)."""
         return self.origin.spans.get((field,))
@@ -193,21 +178,6 @@ class Entity(BaseModel):
     @classmethod
     def front_matter_fields(cls) -> dict[str, Any]:
         return {n: f for n, f in cls.model_fields.items() if n not in ("id", "body")}
-
-
-def _entity(
-    model: type[Entity],
-    values: dict[str, Any],
-    fields_set: set[str],
-    origin: tuple[str, dict[Path_, Place], int | None, dict[Path_, str]] | None,
-) -> Entity:
-    """An entity as `Entity.__reduce__` sent it, made again as pydantic unpickles one."""
-    entity = model.__new__(model)
-    object.__setattr__(entity, "__dict__", values)
-    object.__setattr__(entity, "__pydantic_fields_set__", fields_set)
-    object.__setattr__(entity, "__pydantic_extra__", None)
-    object.__setattr__(entity, "__pydantic_private__", {"_origin": origin and Origin(*origin)})
-    return entity
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sourcebook.library.items import Library
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
+from sourcebook.model.library import Library
 from sourcebook.model.settings import Settings
 
 

@@ -7,7 +7,6 @@ the order the files were given, exactly as reading them one by one would give th
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,7 +19,7 @@ from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, did_you_mean
 from sourcebook.model.base import ID_PATTERN, Entity, Place
 from sourcebook.model.kinds import KINDS, Kind
 from sourcebook.read.frontmatter import FrontMatterError, Path_, parse
-from sourcebook.workers import worker_count
+from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
 PARALLEL_FROM = 2000
 """Files below which a record is read in this process: starting workers costs more."""
@@ -56,15 +55,10 @@ def reading(files: Sequence[EntityFile], max_bytes: int) -> Iterator[Iterator[Fi
     if jobs <= 1:
         yield (FileRead(file, *_read(file, max_bytes)) for file in files)
         return
-    global _JOB
-    _JOB = (files, max_bytes)
     bounds = [(i, min(i + CHUNK, len(files))) for i in range(0, len(files), CHUNK)]
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            found = chain.from_iterable(pool.imap(_read_chunk, bounds))
-            yield (FileRead(file, *read) for file, read in zip(files, found, strict=True))
-    finally:
-        _JOB = None
+    with Forked(jobs, (files, max_bytes)) as pool:
+        found = chain.from_iterable(pool.imap(_read_chunk, bounds))
+        yield (FileRead(file, *read) for file, read in zip(files, found, strict=True))
 
 
 def _read(file: EntityFile, max_bytes: int) -> tuple[Entity | None, list[Diagnostic]]:
@@ -77,13 +71,8 @@ def _jobs(files: int) -> int:
     return worker_count(files, PARALLEL_FROM)
 
 
-_JOB: tuple[Sequence[EntityFile], int] | None = None
-"""What forked workers find: the files and the size limit."""
-
-
 def _read_chunk(bounds: tuple[int, int]) -> list[tuple[Entity | None, list[Diagnostic]]]:
-    assert _JOB is not None
-    files, max_bytes = _JOB
+    files, max_bytes = forked_job()  # the files and the size limit
     return [_read(file, max_bytes) for file in files[bounds[0] : bounds[1]]]
 
 

@@ -6,12 +6,12 @@ import os
 from pathlib import Path
 
 from sourcebook.diagnostics import Diagnostics, Pos
-from sourcebook.model.collector import collector_paused
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.read.entities import EntityFile, FileRead, reading
 from sourcebook.read.paths import Confined, check_published_links
 from sourcebook.read.settings import RecordError, read_settings
+from sourcebook.runtime.collector import collector_paused
 
 __all__ = ["RecordError", "read_record"]
 
@@ -38,7 +38,7 @@ def read_record(root: Path | str, diagnostics: Diagnostics) -> Record | None:
         if path.endswith(".md")
     ]
     check_published_links(confined, shown_root, diagnostics)
-    from sourcebook.library.read import read_library
+    from sourcebook.read.library import read_library
 
     with reading(files, settings.limits.max_file_bytes) as reads:
         record.library = read_library(root, shown_root, diagnostics)

@@ -13,7 +13,9 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from sourcebook.check.house import volume_name
-from sourcebook.pipeline import CheckedHouse
+from sourcebook.check.result import CheckedHouse
+from sourcebook.compile import published
+from sourcebook.derive import derive_checked
 from sourcebook.publish.house.series import CORRECTIONS_URL, HouseView, SeriesCorrections
 from sourcebook.publish.site.build import BuildError, Built, SiteBuild
 from sourcebook.publish.site.feeds import timestamp
@@ -49,17 +51,26 @@ def build_house(
         builds = []
         files = set(HOUSE_FILES)
         for name, one in volumes:
-            notify = (notify_urls or {}).get(name)
-            site = stack.enter_context(SiteBuild(jobs, notify, series.in_series(name), drafts))
-            files |= site.files(one)
-            builds.append((site, one))
+            shown = published(one, drafts)
+            assert shown.record is not None
+            site = SiteBuild(
+                shown.record,
+                shown.graph,
+                jobs=jobs,
+                notify_url=(notify_urls or {}).get(name),
+                series=series.in_series(name),
+            )
+            stack.enter_context(site).cite(one.proofs)
+            files |= site.files()
+            builds.append((site, shown))
         views = {name: site.view for (name, _), (site, _) in zip(volumes, builds, strict=True)}
         house = HousePages(checked, series, views)
         files |= house.files()
         try:
             with staged(Path(out_dir), files) as staging:
-                for site, one in builds:
-                    done += site.write(one, staging, progress=_offset(progress, done))
+                for site, shown in builds:
+                    derived = derive_checked(shown)
+                    done += site.write_into(staging, derived, progress=_offset(progress, done))
                 total = done + house.write(staging)
         except SwapError as exc:
             raise BuildError(str(exc)) from None

@@ -11,11 +11,11 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from sourcebook.check.house import volume_name
+from sourcebook.check.result import Checked, CheckedHouse
 from sourcebook.link.series import SourceKey, Works
 from sourcebook.model.base import day_start
 from sourcebook.model.kinds import Correction, Source
 from sourcebook.model.record import Record
-from sourcebook.pipeline import Checked, CheckedHouse
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.view import SiteView
 from sourcebook.publish.site.wording import book_title, day, ordinal

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
-from sourcebook.pipeline import Checked, published
+from sourcebook.check.result import Checked
+from sourcebook.compile import published
 from sourcebook.publish.claimed import claimed, sweep
 from sourcebook.publish.release import changelog as changes
 from sourcebook.publish.release.about import About

@@ -7,19 +7,13 @@ from typing import Any
 
 import yaml
 
+from sourcebook.model.bibtex import braced
 from sourcebook.model.person_names import split_name
 from sourcebook.model.settings import Book
 from sourcebook.publish.release.about import About
 
 CFF_VERSION = "1.2.0"
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-TEX_ESCAPES = {
-    "\\": r"\textbackslash{}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    **{c: f"\\{c}" for c in "&%$#_{}"},
-}
-TEX_SPECIAL = re.compile("|".join(re.escape(c) for c in TEX_ESCAPES))
 
 
 def citation_cff(about: About) -> str:
@@ -84,8 +78,3 @@ def release_bib(about: About) -> str:
 
 def bib_key(about: About) -> str:
     return f"{about.name}-{re.sub(r'[^A-Za-z0-9.-]+', '-', about.version)}"
-
-
-def braced(text: str) -> str:
-    """A BibTeX value in braces, TeX's special characters escaped."""
-    return "{" + TEX_SPECIAL.sub(lambda m: TEX_ESCAPES[m.group()], text) + "}"

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from sourcebook.derive.units import DIMENSIONS
-from sourcebook.library.items import Item
 from sourcebook.library.report import Status
 from sourcebook.model.base import DAY_PATTERN
 from sourcebook.model.kinds import KINDS, CampusParty, Figure, Grade, Parameter, Role
+from sourcebook.model.library import Item
+from sourcebook.model.units import DIMENSIONS
 
 
 @dataclass(frozen=True)

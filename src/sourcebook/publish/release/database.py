@@ -7,14 +7,15 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sourcebook import pipeline
+from sourcebook.check.result import Checked
+from sourcebook.compile import compile_checked
 
 
-def write_database(checked: pipeline.Checked, path: Path) -> Path:
+def write_database(checked: Checked, path: Path) -> Path:
     """The compiled record at `path`, its `file` columns relative to the record's folder."""
     assert checked.record is not None
     compiled = path.with_name(f".{path.name}.compiled")
-    pipeline.compile(checked, compiled)
+    compile_checked(checked, compiled)
     try:
         db = sqlite3.connect(compiled)
         try:

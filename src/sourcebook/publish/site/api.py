@@ -9,23 +9,16 @@ names its twin in a `<link rel="alternate" type="application/json">`.
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from sourcebook.model.base import Entity
+from sourcebook.publish.site.json_text import dumps, plain_value
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.pages import Page
     from sourcebook.publish.site.view import SiteView
 
 API = "api"
-PRIVATE = {"api": False}
-"""Dataclass field metadata for what is the build's business, not a reader's (a folder on
-the machine that built the site)."""
 TEMPLATE = "api:json"
 """The pseudo-template of a JSON twin: written by `document`, not by Jinja."""
 
@@ -36,26 +29,9 @@ def api_url(base: str, url: str) -> str:
     return f"{base}/{API}/{path or 'index'}.json"
 
 
-ORJSON_OPTIONS = (
-    orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-)
-"""Keys sorted; dataclasses and days go to `_plain`."""
-
-
 def render(view: SiteView, page: Page) -> str:
     """The JSON of the HTML page `page.context['of']`: sorted keys, compact."""
     return dumps(document(view, page.context["of"])) + "\n"
-
-
-def dumps(data: Any) -> str:
-    """Sorted, compact JSON: by orjson, which writes the twins in half the time json takes;
-    by json where orjson cannot write a value (an integer beyond 64 bits)."""
-    try:
-        return orjson.dumps(data, default=_plain, option=ORJSON_OPTIONS).decode()
-    except TypeError:
-        return json.dumps(
-            data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain
-        )
 
 
 def document(view: SiteView, page: Page) -> dict[str, Any]:
@@ -135,7 +111,7 @@ def reference(view: SiteView, entity: Entity) -> dict[str, Any]:
 def _row(row: Any) -> dict[str, Any]:
     """A scorecard row, its history's answers naming their figures by id: the answer
     itself carries them in full, and a total names hundreds."""
-    data = _plain(row)
+    data = plain_value(row)
     data["history"] = [
         {
             "day": point.day,
@@ -164,18 +140,3 @@ def _listed(view: SiteView, value: Any, page_url: str) -> Any:
     if isinstance(value, (list, tuple)):
         return [_listed(view, v, page_url) for v in value]
     return value
-
-
-def _plain(value: Any) -> Any:
-    """What json cannot write by itself: derive's dataclasses (less any error object)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            f.name: getattr(value, f.name)
-            for f in dataclasses.fields(value)
-            if f.metadata.get("api", True) and not isinstance(getattr(value, f.name), Exception)
-        }
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, Exception):
-        return None
-    raise TypeError(f"{type(value).__name__} is not JSON")

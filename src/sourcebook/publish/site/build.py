@@ -5,24 +5,35 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sourcebook.derive import Derived
+from sourcebook.check.result import Checked
+from sourcebook.compile import published
+from sourcebook.derive import Derived, derive_checked
+from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
-from sourcebook.pipeline import Checked, derive_checked, published
 from sourcebook.publish.site.api import with_twins
+from sourcebook.publish.site.feeds import feed
+from sourcebook.publish.site.machine_page import machine_of
 from sourcebook.publish.site.pages import (
     CSV_TEMPLATE,
     FEED_TEMPLATE,
     NOT_FOUND_URL,
-    ROOT_URL,
     PDF_TEMPLATE,
+    ROOT_URL,
     Page,
     navigation,
     site_pages,
+)
+from sourcebook.publish.site.paper import (
+    bibliography_entry,
+    paper_authors,
+    paper_of,
+    paper_sections,
 )
 from sourcebook.publish.site.previews import previews_json, previews_url
 from sourcebook.publish.site.releases import (
@@ -41,8 +52,16 @@ from sourcebook.publish.site.render import (
     static_files,
     write_pages,
 )
-from sourcebook.publish.site.search import Indexed, SearchError, SearchJob, bundle_path, entries
+from sourcebook.publish.site.search import (
+    Indexed,
+    SearchError,
+    SearchJob,
+    bundle_path,
+    entries,
+    page_attributes,
+)
 from sourcebook.publish.site.series import InSeries
+from sourcebook.publish.site.structured import json_ld
 from sourcebook.publish.site.swap import SwapError, staged, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.vega import ChartRenderError
@@ -61,6 +80,7 @@ def _paper_pdf(view: SiteView, page: Page) -> bytes:
 
 
 FILE_WRITERS = {CSV_TEMPLATE: _chart_csv, PDF_TEMPLATE: _paper_pdf}
+"""The files that are not pages, each with what writes it."""
 
 
 class BuildError(Exception):
@@ -94,13 +114,26 @@ def build_site(
     """Write the site of `checked` into `out_dir`; a record with errors is never built.
 
     `derived` is what the derive stage computed from `checked` (computed here where not
-    given). `progress(done, total)` is called as pages are written. The site is written beside
-    `out_dir` and swapped in only once it is whole, with its search index unless `search`
-    is False (`serve` makes it after, with `Built.search_job`). Drafts are left out of every
-    file of it, unless `drafts`: then they are in, each marked as a draft.
+    given, or where the site leaves drafts out). `progress(done, total)` is called as pages
+    are written. The site is written beside `out_dir` and swapped in only once it is whole,
+    with its search index unless `search` is False (`serve` makes it after, with
+    `Built.search_job`). Drafts are left out of every file of it, unless `drafts`: then
+    they are in, each marked as a draft.
     """
-    with SiteBuild(jobs, notify_url, drafts=drafts, search=search) as site:
-        return site.finish(checked, out_dir, progress=progress, derived=derived)
+    if not checked.ok or checked.record is None:
+        raise BuildError(RECORD_HAS_ERRORS)
+    shown = published(checked, drafts)
+    if shown is not checked or derived is None:  # derived anew for the record shown
+        derived = derive_checked(shown)
+    assert shown.record is not None
+    with SiteBuild(
+        shown.record, shown.graph, jobs=jobs, notify_url=notify_url, search=search
+    ) as site:
+        site.cite(checked.proofs)
+        return site.write(out_dir, derived, progress=progress)
+
+
+RECORD_HAS_ERRORS = "the record has errors: run 'sourcebook check' to see them"
 
 
 @dataclass
@@ -120,39 +153,38 @@ class _Prepared:
 
 
 class SiteBuild:
-    """One build of a record's site, which may begin as soon as the record is linked.
-
-    `begin` (the `linked` step of `pipeline.check`) prepares the pages and, on two or more
-    cores, has workers render the prose they draw on while this process checks the record.
-    `finish` writes the site, and only for a record that check passed; leaving the `with`
-    block stops any worker still running. Without `begin`, `finish` does it all.
+    """One build of a linked record's site (the record as published: see
+    `link.without_drafts`), in three steps: `render_prose` (optional) has workers render
+    the prose every page draws on, which needs nothing but the linked record, so that it
+    overlaps with check; `cite` takes check's proof of the quotes, which the sources'
+    citations show; `write` writes the pages and swaps the site in (a house, which holds
+    this site among others, calls `files` and `write_into` instead). Leaving the `with`
+    block stops any worker still running.
     """
 
     def __init__(
         self,
+        record: Record,
+        graph: Graph,
+        *,
         jobs: int | None = None,
         notify_url: str | None = None,
         series: InSeries | None = None,
-        drafts: bool = False,
         search: bool = True,
     ):
-        self._jobs = jobs
         self._search = search
-        self._notify_url = notify_url
-        """Where the sign-up form posts, instead of `[notify] url` (`serve`'s own service)."""
-        self._series = series
-        """The volume's place in a house's site, where it is built as one."""
-        self._drafts = drafts
-        """Whether the site shows the record's drafts (`serve`, `build --drafts`)."""
         self._prepared: _Prepared | None = None
-        self._shown: Checked | None = None
-        """What the site shows of the checked record: without its drafts, unless `drafts`."""
         self._error: BuildError | None = None
         self._prose: ProseWorkers | None = None
+        self._proofs: QuoteReport | None = None
         self.indexed: Indexed | None = None
         """The search index the build made (where `search`)."""
         self.search_job: SearchJob | None = None
         """What indexing the site needs, for `serve` to do after the build."""
+        try:
+            self._prepared = _prepare(record, graph, jobs, notify_url, series)
+        except BuildError as exc:
+            self._error = exc  # told by `write`, after what check found
 
     def __enter__(self) -> SiteBuild:
         return self
@@ -161,36 +193,38 @@ class SiteBuild:
         if self._prose is not None:
             self._prose.cancel()
 
-    def begin(self, record: Record, graph: Graph) -> None:
-        if not self._drafts and record.has_drafts():
-            return  # the site is made from the record without them, once it is checked
-        self._prepare(record, graph)
-        prepared = self._prepared
-        if prepared is not None and prepared.jobs > 1:
-            try:
-                self._prose = ProseWorkers(prepared.view, prepared.jobs)
-            except RenderError as exc:
-                self._error = BuildError(str(exc))
-
-    def _prepare(self, record: Record, graph: Graph) -> None:
+    def render_prose(self) -> None:
+        """On two or more cores, start workers rendering the prose while this process goes
+        on (checking the record)."""
+        site = self._prepared
+        if site is None or site.jobs <= 1 or self._prose is not None:
+            return
         try:
-            self._prepared = _prepare(record, graph, self._jobs, self._notify_url, self._series)
-        except BuildError as exc:
-            self._error = exc  # told by `finish`, after what check found
+            self._prose = ProseWorkers(site.view, site.jobs)
+        except RenderError as exc:
+            self._error = BuildError(str(exc))
 
-    def finish(
+    def cite(self, proofs: QuoteReport | None) -> None:
+        """What check proved of the quotes; the workers render the sources' citations."""
+        self._proofs = proofs
+        if self._prepared is not None:
+            self._prepared.view.use_proofs(proofs)
+        if self._prose is not None:
+            self._prose.cite(proofs)
+
+    def write(
         self,
-        checked: Checked,
         out_dir: Path | str,
+        derived: Derived,
         *,
         progress: Callable[[int, int], None] | None = None,
-        derived: Derived | None = None,
     ) -> Built:
+        """Write the site into `out_dir`, swapped in once it is whole."""
         started = time.perf_counter()
-        files = self.files(checked)
+        files = self.files()
         try:
             with staged(Path(out_dir), files) as staging:
-                pages = self.write(checked, staging, progress=progress, derived=derived)
+                pages = self.write_into(staging, derived, progress=progress)
         except SwapError as exc:
             raise BuildError(str(exc)) from None
         assert self._prepared is not None
@@ -198,46 +232,29 @@ class SiteBuild:
         jobs = self._prepared.jobs
         return Built(Path(out_dir), pages, seconds, jobs, self.indexed, self.search_job)
 
-    def files(self, checked: Checked) -> set[str]:
-        """Every file the site will hold, relative to its folder; the pages prepared."""
-        if not checked.ok or checked.record is None:
-            raise BuildError("the record has errors: run 'sourcebook check' to see them")
-        checked = self._shown = published(checked, self._drafts)
-        assert checked.record is not None
-        if self._prepared is None and self._error is None:
-            self._prepare(checked.record, checked.graph)  # the prose is rendered as pages are
+    def files(self) -> set[str]:
+        """Every file the site will hold, relative to its folder."""
         if self._error is not None:
             raise self._error
         site = self._prepared
-        assert site is not None and site.record is checked.record
+        assert site is not None
         site.copies = static_files(site.record.root, site.urls)
         releases = Urls.file_for(site.urls.section("data")).removesuffix("/index.html")
         site.copies |= {f"{releases}/{p}": at for p, at in release_files(site.releases).items()}
         site.previews = Urls.file_for(previews_url(site.urls.base))
         return {*site.copies, site.previews, *(Urls.file_for(page.url) for page in site.pages)}
 
-    def write(
+    def write_into(
         self,
-        checked: Checked,
         staging: Path,
+        derived: Derived,
         *,
         progress: Callable[[int, int], None] | None = None,
-        derived: Derived | None = None,
     ) -> int:
         """Write the site's files (see `files`) into `staging`; the number of pages."""
         site = self._prepared
-        assert site is not None and self._shown is not None
-        if self._shown is not checked:  # the record without its drafts: derived anew
-            checked, derived = self._shown, None
+        assert site is not None and site.previews
         pages, view, done = site.pages, site.view, 0
-
-        def derive() -> None:
-            try:
-                view.use_derived(derived if derived is not None else derive_checked(checked))
-            except ChartRenderError as exc:
-                chart = site.record.get("chart", exc.chart)
-                where = f"{chart.pos('spec')}: " if chart is not None else ""
-                raise RenderError(f"{where}{exc}") from None
 
         def tick(count: int) -> None:
             nonlocal done
@@ -246,21 +263,50 @@ class SiteBuild:
                 progress(done, len(pages))
 
         try:
+            self._use_derived(derived)
+            self._adopt_prose()
             copy_files(site.copies, staging)
             assert view.env is not None
-            writer = Writer(view.env, view, staging, FILE_WRITERS)
-            write_pages(writer, pages, site.jobs, tick, meanwhile=derive, prose=self._prose)
+            write_pages(Writer(view.env, view, staging, FILE_WRITERS), pages, site.jobs, tick)
             write_file(staging / site.previews, previews_json(view).encode("utf-8"))
             job = SearchJob(view.urls.base, site.record.settings.site.language, entries(view))
-            indexed = job.run(staging, staging) if self._search else None
+            self.indexed = job.run(staging, staging) if self._search else None
+            self.search_job = job
         except (RenderError, SearchError) as exc:
             raise BuildError(str(exc)) from None
-        self.indexed, self.search_job = indexed, job
         return len(pages)
+
+    def _use_derived(self, derived: Derived) -> None:
+        """The computed values the pages show, and the charts drawn from them."""
+        site = self._prepared
+        assert site is not None
+        try:
+            site.view.use_derived(derived)
+        except ChartRenderError as exc:
+            chart = site.record.get("chart", exc.chart)
+            where = f"{chart.pos('spec')}: " if chart is not None else ""
+            raise RenderError(f"{where}{exc}") from None
+
+    def _adopt_prose(self) -> None:
+        """The prose every page draws on, brought back from the workers (started here if
+        `render_prose` did not)."""
+        if self._prose is None:
+            self.render_prose()
+            if self._error is not None:
+                raise self._error
+            if self._prose is None:
+                return
+            self._prose.cite(self._proofs)
+        try:
+            self._prose.adopt()
+        finally:
+            self._prose.cancel()
 
     @property
     def view(self) -> SiteView:
         """The prepared site's view: what its templates ask, for pages beyond its own."""
+        if self._error is not None:
+            raise self._error
         assert self._prepared is not None
         return self._prepared.view
 
@@ -315,6 +361,14 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "search_url": view.section("search"),
         "search_bundle": bundle_path(view.urls.base),
         "previews_url": previews_url(view.urls.base),
+        "structured": partial(json_ld, view),
+        "feed": partial(feed, view),
+        "machine_view": partial(machine_of, view),
+        "paper_of": partial(paper_of, view),
+        "paper_authors": partial(paper_authors, view),
+        "paper_sections": paper_sections,
+        "bibliography_entry": partial(bibliography_entry, view),
+        "search_attributes": partial(page_attributes, view),
     }
 
 

@@ -33,9 +33,11 @@ class Citations:
         """A source's annotation rendered, as the site's view renders (and keeps) it."""
         self.disclose: Callable[[Party], Rendered] | None = None
         """What a publisher sells, as the site's view words it."""
+        self.proofs: QuoteReport | None = None
+        """What check proved of the record's quotes (see `SiteView.use_proofs`)."""
         self.proven: dict[str, ProvenQuotes] = {}
         """Per source id, its annotation's proven quotes, where given from outside (a
-        process forked before check proved them); otherwise read from the Library's report."""
+        process forked before check proved them); otherwise read from `proofs`."""
         self._full: dict[str, Rendered] = {}
         self._short: dict[str, str] = {}
 
@@ -93,7 +95,7 @@ class Citations:
         """Wrap each quote of the annotation in its verification, found by its words."""
         proven = self.proven.get(source.id)
         if proven is None:
-            report = getattr(self.record.library, "report", None)
+            report = self.proofs
             proven = proven_quotes(report, source) if report is not None else {}
         if not proven:
             return html

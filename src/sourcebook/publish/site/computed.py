@@ -20,8 +20,8 @@ from sourcebook.derive import (
     Verdict,
 )
 from sourcebook.derive.scenarios import Year
-from sourcebook.derive.units import UnitError, shown
 from sourcebook.model.base import Entity
+from sourcebook.model.units import UnitError, shown
 from sourcebook.publish.site.charts import Point, Series, day_label, day_number, legend, line_chart
 
 OUTCOME_WORDS = {"pending": "Pending", "passed": "Passed", "failed": "Failed"}

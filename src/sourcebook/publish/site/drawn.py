@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 
 from sourcebook.derive import Derived
 from sourcebook.derive.charts import ChartData
-from sourcebook.derive.figures import Placed
+from sourcebook.model.figures import Placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
 from sourcebook.publish.site.urls import Urls

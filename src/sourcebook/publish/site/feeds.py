@@ -115,3 +115,8 @@ def releases_feed(view: SiteView, url: str) -> Feed:
 
 
 FEEDS = {"corrections": corrections_feed, "releases": releases_feed}
+
+
+def feed(view: SiteView, name: str, url: str) -> Feed:
+    """The Atom feed `name` ('corrections', 'releases'), to be served at `url`."""
+    return FEEDS[name](view, url)

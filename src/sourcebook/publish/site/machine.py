@@ -105,7 +105,11 @@ def _packed(nx: Any, graph: Any) -> dict[Any, tuple[float, float]]:
         side = math.sqrt(len(part))
         if x > 0 and x + side > row_width:
             x, y, row_height = 0.0, y + row_height, 0.0
-        sub = graph.subgraph(sorted(part))
+        # A graph of its own, nodes and edges in sorted order: networkx's subgraph view
+        # can iterate its nodes in a set's order, which differs from run to run.
+        sub = nx.Graph()
+        sub.add_nodes_from(sorted(part))
+        sub.add_edges_from(sorted(tuple(sorted(edge)) for edge in graph.edges(part)))
         if len(part) == 1:
             found = {next(iter(part)): (0.5, 0.5)}
         else:

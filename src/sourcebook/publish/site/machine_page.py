@@ -22,7 +22,7 @@ class MachineContext:
     only once the build has derived; the JSON twin asks for it here."""
 
     def api_document(self, view: SiteView) -> dict[str, Any]:
-        return view.machine().document()
+        return machine_of(view).document()
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,3 +152,10 @@ def _holding_document(held: Holding) -> dict[str, Any]:
         "chips": held.chips,
         "chip_figures": list(held.chip_figures),
     }
+
+
+def machine_of(view: SiteView) -> MachineView:
+    """The machine's page, drawn once per build: its HTML and its JSON twin share it."""
+    if "machine" not in view.once:
+        view.once["machine"] = MachineView(view)
+    return view.once["machine"]  # type: ignore[no-any-return]

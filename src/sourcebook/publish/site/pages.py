@@ -19,7 +19,7 @@ from sourcebook.model.kinds import Category, Correction, Source
 from sourcebook.model.person_names import name_parts
 from sourcebook.model.record import Record
 from sourcebook.publish.site.releases import Release
-from sourcebook.publish.site.urls import SECTIONS, Urls
+from sourcebook.publish.site.urls import SECTIONS, NavItem, Urls
 
 NOT_FOUND_URL = "/404.html"
 ROOT_URL = "/"
@@ -81,14 +81,6 @@ def sections(record: Record, releases: Sequence[Release] = ()) -> list[str]:
         for name, _ in NAV
         if filled.get(name, name not in SECTION_KINDS or bool(record.of(SECTION_KINDS[name])))
     ]
-
-
-@dataclass(frozen=True, slots=True)
-class NavItem:
-    label: str
-    url: str
-    count: int
-    """How many entities the page lists; 0 for a page that is not a list of them."""
 
 
 def navigation(

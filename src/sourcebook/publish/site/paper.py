@@ -7,6 +7,7 @@ sets out its data as a table. Figures and tables are numbered in the order they 
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -40,6 +41,32 @@ class RenderedPaper:
     """The sources it cites, in the bibliography's order."""
 
 
+_TAG = re.compile(r"<[^>]+>")
+_SECTION = re.compile(
+    r'<h[23] id="(section-[\d-]+)"><span class="section-number">([\d.]+)</span> (.*?)</h[23]>'
+)
+
+
+def paper_of(view: SiteView, paper: Paper) -> RenderedPaper:
+    """The paper rendered once per build: the page and its PDF share it."""
+    key = ("paper", paper.id)
+    if key not in view.once:
+        view.once[key] = render_paper(view, paper)
+    return view.once[key]  # type: ignore[no-any-return]
+
+
+def paper_authors(view: SiteView, paper: Paper) -> list[str]:
+    """Who wrote the paper: its `authors`, else the book's author."""
+    people = view.entities("person", getattr(paper, "authors", []))
+    return [p.title for p in people] or ([view.book.author] if view.book.author else [])
+
+
+def paper_sections(rendered: RenderedPaper) -> list[tuple[str, str, str]]:
+    """(number, title, anchor) of each numbered section of a rendered paper."""
+    found = _SECTION.findall(str(rendered.html))
+    return [(n, html.unescape(_TAG.sub("", t)), a) for a, n, t in found]
+
+
 def render_paper(view: SiteView, paper: Paper) -> RenderedPaper:
     text = EMBED_LINE.sub(
         lambda m: f"{_MARK}{'table' if m[2] else 'chart'}:{m[1]}{_MARK}", paper.body
@@ -69,9 +96,9 @@ def figure_html(view: SiteView, figure: Figure) -> Markup:
     anchor = f"{figure.kind}-{figure.number}"
     link = Markup('<a href="{}">{}</a>').format(view.url(chart), chart.title)
     if figure.kind == "chart":
-        caption = Markup("<figcaption><span class=\"figure-number\">Figure {}.</span> {}. {}</figcaption>").format(
-            figure.number, link, view.prose(chart, "description", inline=True)
-        )
+        caption = Markup(
+            '<figcaption><span class="figure-number">Figure {}.</span> {}. {}</figcaption>'
+        ).format(figure.number, link, view.prose(chart, "description", inline=True))
         return Markup('<figure class="chart-figure paper-figure" id="{}">{}{}</figure>\n').format(
             anchor, drawn.svg(chart), caption
         )

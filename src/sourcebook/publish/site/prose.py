@@ -25,12 +25,14 @@ from markdown_it.token import Token
 from markupsafe import Markup
 
 from sourcebook.link import prose as marks
+from sourcebook.link.graph import resolve_wiki
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.publish.site.urls import Urls
+from sourcebook.runtime.templates import escape_text as _escape
 
 Key = tuple[str, str]
 _KIND_RANK = {k.name: i for i, k in enumerate(KINDS)}
@@ -226,7 +228,7 @@ class ProseRenderer:
         return f'<a class="mention" href="{_escape(url)}">', None
 
     def wiki(self, meta: dict, env: dict) -> str:
-        key = _resolve(self.record, meta["kind"], meta["target"])
+        key = resolve_wiki(self.record, meta["kind"], meta["target"])
         entity = self.record.get(*key) if key else None
         if entity is None:
             return _escape(meta["shown"] or meta["target"])
@@ -254,26 +256,6 @@ def _code(inside: str) -> str:
     if inside.startswith(" ") and inside.endswith(" ") and inside.strip(" "):
         return inside[1:-1]
     return inside
-
-
-def _escape(text: str) -> str:
-    """What markupsafe.escape gives, as a plain str: no Markup made for each piece."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("'", "&#39;")
-        .replace('"', "&#34;")
-    )
-
-
-def _resolve(record: Record, kind: str | None, target: str) -> Key | None:
-    if kind:
-        return (kind, target)
-    for each in KINDS:
-        if record.get(each.name, target) is not None:
-            return (each.name, target)
-    return None
 
 
 def _markdown(renderer: ProseRenderer) -> MarkdownIt:

@@ -22,7 +22,7 @@ from sourcebook.model.addresses import has_controls
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import kind_by_name
 from sourcebook.publish.release.version import MANIFEST, is_release, version_key
-from sourcebook.publish.site.api import PRIVATE
+from sourcebook.publish.site.json_text import PRIVATE
 from sourcebook.read.paths import Confined
 
 CHANGELOG = "CHANGELOG.md"

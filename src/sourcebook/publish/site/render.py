@@ -9,17 +9,13 @@ them and the machine has cores to spare.
 from __future__ import annotations
 
 import contextlib
-import gc
-import multiprocessing
 import os
 import traceback
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
-from types import CodeType, MethodType
 from typing import Any
 
-import markupsafe
 from jinja2 import (
     BytecodeCache,
     ChoiceLoader,
@@ -28,23 +24,21 @@ from jinja2 import (
     FileSystemLoader,
     PrefixLoader,
     StrictUndefined,
-    Template,
     TemplateNotFound,
     TemplateSyntaxError,
     select_autoescape,
 )
 from jinja2.loaders import split_template_path
-from jinja2.runtime import Context
-from jinja2.sandbox import SandboxedEnvironment
-from markupsafe import Markup
 
+from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import Page
 from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.read.paths import Confined
-from sourcebook.workers import worker_count
+from sourcebook.runtime.templates import environment_class
+from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
@@ -68,7 +62,7 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
     overridden = any(confined.files(own, ""))
     loaders: list[Any] = [ConfinedLoader(own, confined)] if overridden else []
     loaders += [builtin, PrefixLoader({"sourcebook": builtin})]
-    kind = _SandboxedEnvironment if overridden else _Environment
+    kind = environment_class(sandboxed=overridden)
     env = kind(
         loader=ChoiceLoader(loaders),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -101,81 +95,6 @@ class ConfinedLoader(FileSystemLoader):
                     raise TemplateNotFound(template)
                 break
         return super().get_source(environment, template)
-
-
-def escape(value: Any) -> Markup:
-    """What `markupsafe.escape` gives, for the values templates write most, faster.
-
-    A template escapes every value it writes, half a million of them at 10,000 entities;
-    markupsafe's escape asks each, str or not, whether it is markup already, and again as
-    it wraps the result: a tenth of the time a page takes. Anything but a str or Markup
-    goes to markupsafe itself."""
-    kind = type(value)
-    if kind is str:
-        return _as_markup(
-            Markup,
-            value.replace("&", "&amp;")
-            .replace("<", "&lt;")
-            .replace(">", "&gt;")
-            .replace("'", "&#39;")
-            .replace('"', "&#34;"),
-        )
-    if kind is Markup:
-        return value
-    return markupsafe.escape(value)
-
-
-_as_markup = str.__new__
-"""Markup made from a str known to be escaped, without Markup's check that it may be
-markup already."""
-
-
-class _Template(Template):
-    @classmethod
-    def from_code(
-        cls,
-        environment: Environment,
-        code: CodeType,
-        globals: MutableMapping[str, Any],
-        uptodate: Callable[[], bool] | None = None,
-    ) -> Template:
-        """The template, its compiled code writing values through `escape` above."""
-        template = super().from_code(environment, code, globals, uptodate)
-        template.root_render_func.__globals__["escape"] = escape
-        return template
-
-
-class _Context(Context):
-    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        """Jinja's `Context.call`, quicker for the calls templates make most: to methods
-        (the view's) that take no context, called as they are. For every call, Jinja asks
-        three times whether the callable wants the context passed in."""
-        if type(__obj) is MethodType and not hasattr(__obj, "jinja_pass_arg"):
-            if kwargs:
-                kwargs.pop("_block_vars", None)
-                kwargs.pop("_loop_vars", None)
-            try:
-                return __obj(*args, **kwargs)
-            except StopIteration:  # as Jinja takes it
-                return __self.environment.undefined(
-                    "value was undefined because a callable raised a StopIteration exception"
-                )
-        return super().call(__obj, *args, **kwargs)
-
-
-class _Environment(Environment):
-    template_class = _Template
-    context_class = _Context
-
-    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
-        """A template's globals as one flat dict, not Jinja's ChainMap over the
-        environment's: every render copies them into its context, and a ChainMap copies
-        several times slower. The build sets every global before it loads a template."""
-        return {**self.globals, **(d or {})}
-
-
-class _SandboxedEnvironment(SandboxedEnvironment, _Environment):
-    """The sandbox, with the same templates, contexts and globals as the plain one."""
 
 
 def _compiled_templates(sandboxed: bool) -> BytecodeCache | None:
@@ -299,16 +218,8 @@ def _shown_template(path: str) -> str:
         return path
 
 
-_JOB: tuple[Writer, Sequence[Page]] | None = None
-"""What the forked workers that render pages find: the writer (with its view) and the pages."""
-
-_PROSE_JOB: tuple[Any, Sequence[Any]] | None = None
-"""What the forked workers that render prose find: the view and the record's entities."""
-
-
 def _render_chunk(bounds: tuple[int, int]) -> int:
-    assert _JOB is not None
-    writer, pages = _JOB
+    writer, pages = forked_job()  # the writer (with its view) and the pages
     chunk = pages[bounds[0] : bounds[1]]
     read_ahead(map(writer.path, chunk))
     for page in chunk:
@@ -318,8 +229,7 @@ def _render_chunk(bounds: tuple[int, int]) -> int:
 
 def _warm_share(share: tuple[int, int]) -> tuple[dict, ...]:
     """Render the prose of every `share[1]`-th entity from `share[0]`; return the caches."""
-    assert _PROSE_JOB is not None
-    view, entities = _PROSE_JOB
+    view, entities = forked_job()  # the view and the record's entities
     with template_errors("while rendering the record's prose"):
         for entity in entities[share[0] :: share[1]]:
             view.warm(entity)
@@ -329,29 +239,16 @@ def _warm_share(share: tuple[int, int]) -> tuple[dict, ...]:
 def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[dict, ...]:
     """Render the citation of every `share[1]`-th source from `share[0]`, given the proof
     of their quotes; return what was made."""
-    assert _PROSE_JOB is not None
-    view = _PROSE_JOB[0]
+    view = forked_job()[0]
     (start, step), proven = task
     sources = view.record.of("source")
     with template_errors("while rendering the sources' citations"):
         return view.warm_citations(sources[start::step], proven)
 
 
-def _without_collector() -> None:
-    """A worker's cycle collector stays off: a worker lives for one build, and what it
-    makes is kept for the build or freed by reference counting (its peak memory is the
-    same without the collector). Collections would only scan its caches again and again,
-    writing to the memory it shares with the building process: about a tenth of the
-    workers' time at 10,000 entities."""
-    gc.disable()
-
-
-def _in_background() -> None:
-    """Give way to the building process: what it does meanwhile (check, derive) is what the
-    pages wait for, and the prose workers can use what time it leaves."""
-    _without_collector()
-    with contextlib.suppress(OSError):
-        os.nice(10)
+BACKGROUND = 10
+"""How far the prose workers give way to the building process: what it does meanwhile
+(check, derive) is what the pages wait for, and they can use what time it leaves."""
 
 
 class ProseWorkers:
@@ -360,30 +257,24 @@ class ProseWorkers:
     record, deriving), and then, once check has proved their quotes, the sources'
     citations (`cite`); `adopt` brings it all in, so that no page worker renders it again.
 
-    From the fork on, the cycle collector leaves alone what the workers inherited, so that
-    its memory stays shared with them; the page workers, forked later, inherit it too.
+    What the workers inherited stays out of the cycle collector's reach until the pages
+    are written, so that its memory stays shared with them and the page workers too.
     """
 
     def __init__(self, view: Any, jobs: int):
-        global _PROSE_JOB
         self._view = view
         self._jobs = jobs
         with template_errors("while compiling the templates"):
             for name in view.env.list_templates(filter_func=_own_template):
                 view.env.get_template(name)  # compiled once, before the fork, for every worker
-        gc.freeze()
-        _PROSE_JOB = (view, list(view.record))
-        self._pool: Any = multiprocessing.get_context("fork").Pool(jobs, _in_background)
+        self._pool = Forked(jobs, (view, list(view.record)), shared=True, nice=BACKGROUND)
         self._shares = self._pool.imap_unordered(_warm_share, [(i, jobs) for i in range(jobs)])
         self._citations: Any = ()
-        self._running = True
 
-    def cite(self) -> None:
+    def cite(self, report: QuoteReport | None) -> None:
         """Have the workers render the sources' citations too, now that check has proved
         their quotes: what each shows of its proof goes with it."""
-        record = self._view.record
-        report = getattr(record.library, "report", None)
-        sources = record.of("source")
+        sources = self._view.record.of("source")
         tasks = [
             (
                 (i, self._jobs),
@@ -397,22 +288,13 @@ class ProseWorkers:
 
     def adopt(self) -> None:
         """Wait for every share and take it into this process's view."""
-        global _PROSE_JOB
         for caches in chain(self._shares, self._citations):
             self._view.adopt(caches)
         self._pool.close()
-        self._pool.join()
-        self._running, _PROSE_JOB = False, None
 
     def cancel(self) -> None:
         """Stop the workers, where they still run: the build will not go on."""
-        global _PROSE_JOB
-        if not self._running:
-            return
-        self._pool.terminate()
-        self._pool.join()
-        self._running, _PROSE_JOB = False, None
-        gc.unfreeze()
+        self._pool.cancel()
 
 
 def _own_template(name: str) -> bool:
@@ -424,42 +306,15 @@ def default_jobs(pages: int) -> int:
     return worker_count(pages, PARALLEL_FROM)
 
 
-def write_pages(
-    writer: Writer,
-    pages: Sequence[Page],
-    jobs: int,
-    progress: Progress,
-    meanwhile: Callable[[], None] = lambda: None,
-    prose: ProseWorkers | None = None,
-) -> None:
-    """Every page, in this process or spread over `jobs` forked workers.
-
-    `meanwhile` is work that no page's prose needs but pages do (the derive stage): done
-    before any page is rendered, and while workers render the prose where there are any.
-    `prose` is those workers where the build started them already.
-    """
-    global _JOB
+def write_pages(writer: Writer, pages: Sequence[Page], jobs: int, progress: Progress) -> None:
+    """Every page, in this process or spread over `jobs` forked workers; where there are
+    workers, the prose every page draws on has been rendered first (`ProseWorkers`)."""
     if jobs <= 1:
-        meanwhile()
         for page in pages:
             writer.write(page)
             progress(1)
         return
-    # First the prose every page draws on, shared out and brought back; then the pages.
-    prose = prose or ProseWorkers(writer.view, jobs)
-    try:
-        prose.cite()
-        meanwhile()
-        prose.adopt()
-    finally:
-        prose.cancel()
-    try:
-        gc.freeze()
-        _JOB = (writer, pages)
-        bounds = [(i, min(i + CHUNK, len(pages))) for i in range(0, len(pages), CHUNK)]
-        with multiprocessing.get_context("fork").Pool(jobs, _without_collector) as pool:
-            for done in pool.imap_unordered(_render_chunk, bounds):
-                progress(done)
-    finally:
-        gc.unfreeze()
-        _JOB = None
+    bounds = [(i, min(i + CHUNK, len(pages))) for i in range(0, len(pages), CHUNK)]
+    with Forked(jobs, (writer, pages), shared=True) as pool:
+        for done in pool.imap_unordered(_render_chunk, bounds):
+            progress(done)

@@ -1,14 +1,17 @@
 """schema.org JSON-LD: DefinedTerm in a DefinedTermSet, Place, Organization, Person, articles.
 
 Each function takes the site's view and returns a plain dict; the template writes it
-into a `<script type="application/ld+json">`, escaped by `view.script_json`.
+into a `<script type="application/ld+json">` through `json_ld`, escaped as `script_json` escapes.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from markupsafe import Markup
+
 from sourcebook.model.kinds import Campus, Party, Person, Source, Term
+from sourcebook.publish.site.json_text import script_json
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.view import SiteView
@@ -149,3 +152,8 @@ def pruned(data: Any) -> Any:
 
 
 _EMPTY: tuple[Any, ...] = ("", [], {}, None)
+
+
+def json_ld(view: SiteView, kind: str, *args: Any) -> Markup:
+    """The JSON-LD of `kind` ('term', 'campus', 'glossary_page', …) for a template."""
+    return script_json(pruned(globals()[kind](view, *args)))

@@ -10,8 +10,10 @@ Typst's clock is set to it, and only the fonts Typst brings are used.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +21,7 @@ from lxml import html as lxml_html
 
 from sourcebook.model.base import day_start
 from sourcebook.model.kinds import Paper
+from sourcebook.publish.site.paper import bibliography_entry, paper_authors, paper_of
 from sourcebook.publish.site.render import RenderError
 
 if TYPE_CHECKING:
@@ -141,7 +144,7 @@ class Typst:
             return f"#figure([], caption: [{said}])"
         name = f"{chart}.svg"
         self.images[name] = source
-        return f'#figure(image({string(name)}, width: 100%), caption: [{said}])'
+        return f"#figure(image({string(name)}, width: 100%), caption: [{said}])"
 
     def _chart_of(self, el: Any) -> str:
         for anchor in el.xpath(".//figcaption//a"):
@@ -181,11 +184,11 @@ PREAMBLE = """#set document(title: {title}, author: ({authors}), date: datetime(
 def paper_pdf(view: SiteView, paper: Paper) -> bytes:
     """The paper typeset: the page's text, its figures as vector graphics, its
     bibliography, with the document's title, authors and date, and links to the site."""
-    rendered = view.paper(paper)
+    rendered = paper_of(view, paper)
     url = view.urls.entity(paper)
     typst = Typst(view, url)
     body = typst.body(str(rendered.html))
-    authors = view.paper_authors(paper)
+    authors = paper_authors(view, paper)
     day = day_start(paper.date)
     site = view.absolute(url)
     parts = [
@@ -197,7 +200,7 @@ def paper_pdf(view: SiteView, paper: Paper) -> bytes:
             d=day.day,
             keywords=string(view.book.title) + ",",
         ),
-        f"#align(center)[#text(size: 17pt, weight: \"bold\")[{text(paper.title)}]]",
+        f'#align(center)[#text(size: 17pt, weight: "bold")[{text(paper.title)}]]',
         f"#align(center)[{text(', '.join(authors))}#linebreak(){text(view.day(paper.date))}"
         f"#linebreak()#text(size: 9pt)[#link({string(site)})[{text(site)}]]]",
         f"#block(inset: (x: 1.5em))[#text(size: 9.5pt)[{typst.inline(_fragment(view.prose(paper, 'summary', inline=True)))}]]",
@@ -206,7 +209,7 @@ def paper_pdf(view: SiteView, paper: Paper) -> bytes:
     ]
     if rendered.cited:
         entries = [
-            f"+ {typst.inline(_fragment(view.bibliography_entry(s)))}. "
+            f"+ {typst.inline(_fragment(bibliography_entry(view, s)))}. "
             f"#link({string(view.absolute(view.url(s)))})[In the Sources]"
             for s in rendered.cited
         ]
@@ -222,23 +225,41 @@ def _fragment(html: Any) -> Any:
     return lxml_html.fragment_fromstring(str(html) or " ", create_parent="span")
 
 
-def compile_typst(source: str, images: dict[str, str], day: Any) -> bytes:
-    import typst
+TYPESET_SECONDS = 120.0
+"""How long Typst may take over one paper."""
+TYPESET = """
+import sys, typst
+try:
+    pdf = typst.compile(
+        sys.argv[1], root=sys.argv[2], ignore_system_fonts=True,
+        timestamp=int(sys.argv[3]), format="pdf",
+    )
+except Exception as exc:
+    sys.stderr.write(" ".join(str(exc).split())[:400])
+    sys.exit(1)
+sys.stdout.buffer.write(pdf)
+"""
+"""Typst in a process of its own: its engine starts threads, which a process that forks
+(as the build's workers are) must not hold, and a paper that runs on is stopped."""
 
+
+def compile_typst(source: str, images: dict[str, str], day: Any) -> bytes:
     with tempfile.TemporaryDirectory(prefix="sourcebook-paper-") as folder:
         root = Path(folder)
         (root / "paper.typ").write_text(source, encoding="utf-8")
         for name, svg in images.items():
             (root / name).write_text(svg, encoding="utf-8")
-        stamp = int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp())
+        stamp = int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp())
+        command = [sys.executable, "-P", "-c", TYPESET, str(root / "paper.typ"), str(root)]
         try:
-            return typst.compile(  # type: ignore[no-any-return]
-                str(root / "paper.typ"),
-                root=str(root),
-                ignore_system_fonts=True,
-                timestamp=stamp,
-                format="pdf",
+            done = subprocess.run(
+                [*command, str(stamp)], capture_output=True, timeout=TYPESET_SECONDS, cwd=root
             )
-        except Exception as exc:  # typst raises its own TypstError with the compiler's message
-            message = " ".join(str(exc).split())[:400]
-            raise RenderError(f"the paper could not be typeset: {message}") from None
+        except subprocess.TimeoutExpired:
+            raise RenderError(
+                f"the paper could not be typeset: it took longer than {TYPESET_SECONDS:g} s"
+            ) from None
+        if done.returncode != 0:
+            message = done.stderr.decode("utf-8", "replace").strip() or "Typst stopped"
+            raise RenderError(f"the paper could not be typeset: {message[-400:]}")
+        return done.stdout

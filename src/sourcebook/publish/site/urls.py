@@ -11,6 +11,7 @@ does the same.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from sourcebook.model.base import Entity
 from sourcebook.model.settings import Site
@@ -177,3 +178,13 @@ class Urls:
             return path + "index.html"
         last = path.rsplit("/", 1)[-1]
         return path if "." in last else path + "/index.html"
+
+
+@dataclass(frozen=True, slots=True)
+class NavItem:
+    """One link of the site's navigation."""
+
+    label: str
+    url: str
+    count: int
+    """How many entities the page lists; 0 for a page that is not a list of them."""

@@ -16,11 +16,12 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from sourcebook.derive import Derived, Timeline, TimelinePoint
-from sourcebook.derive.figures import Placed
+from sourcebook.library.report import QuoteReport
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
 from sourcebook.link.graph import Graph, build_matcher
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity, day_end
+from sourcebook.model.figures import Placed
 from sourcebook.model.kinds import (
     Campus,
     CampusParty,
@@ -33,17 +34,13 @@ from sourcebook.model.kinds import (
     kind_by_name,
 )
 from sourcebook.model.record import Record
-from sourcebook.publish.site import api, structured
 from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.drawn import DrawnCharts
-from sourcebook.publish.site.feeds import FEEDS, Feed
-from sourcebook.publish.site.machine_page import MachineView
-from sourcebook.publish.site.pages import NavItem
 from sourcebook.publish.site.prose import ProseRenderer, Rendered
 from sourcebook.publish.site.releases import Release, entity_tables
 from sourcebook.publish.site.series import InSeries
-from sourcebook.publish.site.urls import Urls
+from sourcebook.publish.site.urls import NavItem, Urls
 from sourcebook.publish.site.wording import day, number, sentence_case
 
 _TAG = re.compile(r"<[^>]+>")
@@ -101,12 +98,17 @@ class SiteView:
         self._fragments: dict[tuple[str, tuple[str, str]], Rendered] = {}
         self._used_by_html: dict[tuple[str, str], str] = {}
         self._nav: Markup | None = None
-        self._papers: dict[str, Any] = {}
-        self._machine: MachineView | None = None
+        self.once: dict[Any, Any] = {}
+        """What several pages of a build share, made by the first that asks (the machine,
+        the paper); made again once derive's result changes."""
         self.env: Environment | None = None
         """The templates, for fragments; set by the build once it has made them."""
         self.series = InSeries("")
         """The volume's place in its series (a house's site), set by the build."""
+
+    def use_proofs(self, proofs: QuoteReport | None) -> None:
+        """What check proved of the quotes, which the sources' citations show."""
+        self.citations.proofs = proofs
 
     def use_derived(self, derived: Derived) -> None:
         """What derive computed, for the pages that show it; no prose depends on it. The
@@ -114,13 +116,7 @@ class SiteView:
         self.computed = Computed(derived)
         self.drawn = DrawnCharts(self.record, derived, self.urls)
         self.drawn.draw()
-        self._machine = None
-
-    def machine(self) -> MachineView:
-        """The machine's page, drawn once: its HTML and its JSON twin share it."""
-        if self._machine is None:
-            self._machine = MachineView(self)
-        return self._machine
+        self.once.clear()
 
     # The page being rendered.
 
@@ -512,54 +508,6 @@ class SiteView:
             for name in entity_tables(latest, entity)
         ]
 
-    def feed(self, name: str, url: str) -> Feed:
-        """The Atom feed `name` ('corrections', 'releases'), to be served at `url`."""
-        return FEEDS[name](self, url)
-
-    # The paper.
-
-    def paper(self, paper: Entity) -> Any:
-        """The paper rendered once per build: the page and its PDF share it."""
-        from sourcebook.publish.site.paper import render_paper
-
-        cached = self._papers.get(paper.id)
-        if cached is None:
-            cached = self._papers[paper.id] = render_paper(self, paper)  # type: ignore[arg-type]
-        return cached
-
-    def paper_authors(self, paper: Entity) -> list[str]:
-        """Who wrote the paper: its `authors`, else the book's author."""
-        people = self.entities("person", getattr(paper, "authors", []))
-        return [p.title for p in people] or ([self.book.author] if self.book.author else [])
-
-    @staticmethod
-    def paper_sections(rendered: Any) -> list[tuple[str, str, str]]:
-        """(number, title, anchor) of each numbered section of a rendered paper."""
-        found = re.findall(
-            r'<h[23] id="(section-[\d-]+)"><span class="section-number">([\d.]+)</span> (.*?)</h[23]>',
-            str(rendered.html),
-        )
-        return [(n, html.unescape(_TAG.sub("", t)), a) for a, n, t in found]
-
-    def bibliography_entry(self, source: Source) -> Markup:
-        from sourcebook.publish.site.paper import bibliography_entry
-
-        return bibliography_entry(self, source)
-
-    # Search.
-
-    def search_attributes(self, page: Any, subject: Entity | None) -> Markup:
-        """The attributes of a page's `main` that tell Pagefind what to index: nothing on
-        the pages search leaves out, else its kind, first line and URL (see `search.py`)."""
-        from sourcebook.publish.site.search import page_attributes
-
-        return page_attributes(self, page, subject)
-
-    # Structured data.
-
-    def structured(self, kind: str, *args: Any) -> Markup:
-        return script_json(structured.pruned(getattr(structured, kind)(self, *args)))
-
 
 def _roles_by_party(record: Record) -> dict[str, list[tuple[Campus, CampusParty]]]:
     roles: dict[str, list[tuple[Campus, CampusParty]]] = defaultdict(list)
@@ -596,10 +544,3 @@ def unlink(html: str, url: str) -> str:
         cursor = end + len("</a>")
     parts.append(html[cursor:])
     return "".join(parts)
-
-
-def script_json(data: Any) -> Markup:
-    """JSON safe inside a <script> element: no '<', '>' or '&' can close or open a tag."""
-    text = api.dumps(data)
-    escaped = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return Markup(escaped.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))

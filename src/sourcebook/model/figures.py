@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sourcebook.derive.conflicts import Stated
-from sourcebook.derive.units import UnitError, to_base
 from sourcebook.diagnostics import Pos
 from sourcebook.model.base import Entity
+from sourcebook.model.conflicts import Stated
 from sourcebook.model.kinds import Figure, Grade
 from sourcebook.model.record import Record
+from sourcebook.model.units import UnitError, to_base
 
 EVIDENCED = frozenset({Grade.DOCUMENTED, Grade.OBSERVED, Grade.REPORTED})
 """The grades that count as evidence; docs/record-format.md defines them."""

@@ -13,8 +13,8 @@ import yaml
 from pydantic import ValidationError
 
 from sourcebook.diagnostics import Diagnostics, Pos
-from sourcebook.library.files import is_partial, partial_files, write_atomic
-from sourcebook.library.items import SHELF_PATTERN, Item, Library
+from sourcebook.files import is_partial, partial_files, write_atomic
+from sourcebook.model.library import SHELF_PATTERN, Item, Library
 from sourcebook.read.frontmatter import FrontMatterError, within_budget
 from sourcebook.read.paths import Confined
 from sourcebook.read.state import state_folder

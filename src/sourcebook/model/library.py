@@ -17,14 +17,10 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sourcebook.model.base import Day
-
-if TYPE_CHECKING:
-    from sourcebook.library.report import QuoteReport
 
 SHELF_PATTERN = re.compile(r"^S[1-9]\d*$")
 
@@ -88,8 +84,6 @@ class Library:
     shown: str
     """The folder as diagnostics show it, such as examples/compute-race/library."""
     items: dict[str, Item] = field(default_factory=dict)
-    report: QuoteReport | None = None
-    """The proof of every quote, left here by check for the stages after it."""
 
     def __post_init__(self) -> None:
         self._folder = str(self.folder)

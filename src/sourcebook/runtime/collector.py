@@ -13,11 +13,14 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from sourcebook.runtime.switches import plain
+
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Hold off the cycle collector for the block (or the function it decorates)."""
-    if not gc.isenabled():
+    """Hold off the cycle collector for the block (or the function it decorates), unless
+    the `collector` speed-up is off."""
+    if not gc.isenabled() or plain("collector"):
         yield
         return
     gc.disable()

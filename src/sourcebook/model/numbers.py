@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from sourcebook.derive.units import UnitError, dimension_of, to_base
+from sourcebook.model.units import UnitError, dimension_of, to_base
 
 _ONES = [
     "zero",

@@ -6,10 +6,10 @@ from __future__ import annotations
 from functools import partial
 
 from sourcebook.check.charts import check_columns
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.derive.charts import HISTORY_TABLES, run_chart, with_history
 from sourcebook.derive.sandbox import isolated
 from sourcebook.derive.scorecard import evaluate_indicator
-from sourcebook.derive.sql import CompiledRecord, Failure, QueryError
 from sourcebook.derive.verdicts import judge
 from sourcebook.diagnostics import Diagnostics, Pos
 from sourcebook.model.base import Entity
@@ -39,9 +39,7 @@ def check_queries(record: Record, image: bytes, diagnostics: Diagnostics) -> Non
             )
     runs = [(kind, e.query) for kind, e in queried if getattr(e, "query", None)]  # type: ignore[attr-defined]
     charts = [c for c in record.of("chart") if isinstance(c, Chart)]
-    failures, answers = isolated(
-        image, partial(run_all, runs, [(c.id, c.query) for c in charts])
-    )
+    failures, answers = isolated(image, partial(run_all, runs, [(c.id, c.query) for c in charts]))
     for chart, (columns, failure) in zip(charts, answers, strict=True):
         if failure is not None:
             diagnostics.error(

@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from sourcebook.derive.as_of import copy_as_of
+from sourcebook.compile.as_of import copy_as_of
 
 DEFAULT_SECONDS = 2.0
 MAX_SECONDS = 10.0

@@ -1,0 +1,173 @@
+"""A record's site kept built as the record changes, for `sourcebook serve`.
+
+`LiveSite` keeps the latest build of a record and, where check finds errors, the errors
+instead: every page then shows them, with file and line, rather than a stale site
+(`publish.site.serve.SiteServer` serves it). Each build is shown before its search index
+is made (see `publish/site/live_search.py`). `LiveHouse` does the same for a house.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+import tempfile
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from sourcebook.diagnostics import Diagnostic
+from sourcebook.pipeline import build, check_house
+from sourcebook.publish.house.build import build_house
+from sourcebook.publish.site.live_search import LiveSearch
+from sourcebook.publish.site.search import SearchJob
+from sourcebook.publish.site.serve import WAIT_SECONDS
+from sourcebook.publish.site.urls import normalize_base_path
+
+
+class LiveSite:
+    """The latest build of a record, or why there is none; rebuilt on demand."""
+
+    def __init__(self, root: Path, out: Path | None = None, notify_url: str | None = None):
+        self.root = Path(root)
+        self.notify_url = notify_url
+        """Where the pages' sign-up form posts, instead of `[notify] url`."""
+        self._temporary = out is None
+        self.out = out if out is not None else Path(tempfile.mkdtemp(prefix="sourcebook-serve-"))
+        self.site = self.out / "site"
+        self.base_path = ""
+        self.version = 0
+        self.errors: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []
+        self.failure = ""
+        self._changed = threading.Condition()
+        self._building = threading.Lock()
+        self._closed = False
+        self.search = LiveSearch(self.out)
+        """The search index, made after each build is shown."""
+
+    @property
+    def broken(self) -> bool:
+        return bool(self.errors or self.failure)
+
+    def rebuild(self) -> None:
+        """Check and build; on errors keep them, and the pages will show them."""
+        with self._building:
+            if self._closed:
+                return
+            errors: list[Diagnostic] = []
+            warnings: list[Diagnostic] = []
+            failure = ""
+            search_job = None
+            try:
+                errors, warnings, search_job = self.check_and_build()
+            except Exception:  # a broken template or record file must not stop the server
+                failure = traceback.format_exc(limit=8)
+            with self._changed:
+                self.errors, self.warnings, self.failure = errors, warnings, failure
+                self.version += 1
+                self._changed.notify_all()
+            self.search.built(self.version, search_job, self.site)
+
+    def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic], SearchJob | None]:
+        """Check the record and, where it has no error, build its site, drafts and all,
+        without its search index; the errors, the warnings, and the index still to make."""
+        done = build(
+            self.root, self.site, drafts=True, search=False, jobs=1, notify_url=self.notify_url
+        )
+        checked = done.checked
+        if checked.record is not None:
+            self.base_path = normalize_base_path(checked.record.settings.site.base_path)
+        job = done.site.search_job if done.site is not None else None
+        return checked.diagnostics.errors, checked.diagnostics.warnings, job
+
+    def wait(self, version: int, timeout: float = WAIT_SECONDS) -> int:
+        """Block until the version differs from `version` (or time runs out)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.version != version, timeout=timeout)
+            return self.version
+
+    def watch(self, stop: threading.Event, then: Callable[[LiveSite], None] | None = None) -> None:
+        """Rebuild on every change to the record's files, until `stop` is set."""
+        import watchfiles
+
+        ignored = {"_site", ".sourcebook-cache", ".git", "__pycache__"}
+
+        def wanted(change: watchfiles.Change, path: str) -> bool:
+            parts = Path(path).relative_to(self.root.resolve()).parts
+            return not any(p in ignored or p.startswith(".") for p in parts)
+
+        for _changes in watchfiles.watch(
+            self.root.resolve(), watch_filter=wanted, stop_event=stop, debounce=200
+        ):
+            self.rebuild()
+            if then is not None:
+                then(self)
+
+    def close(self, wait: float = 30.0) -> None:
+        """Remove the temporary folder, once a build under way (if any) has finished with
+        it, or `wait` seconds have passed; no build starts after this."""
+        taken = self._building.acquire(timeout=wait)
+        try:
+            self._closed = True
+            self.search.close()
+            if self._temporary:
+                shutil.rmtree(self.out, ignore_errors=True)
+        finally:
+            if taken:
+                self._building.release()
+
+    def error_page(self) -> bytes:
+        items = "".join(_diagnostic_html(d) for d in self.errors)
+        if self.failure:
+            items += f"<li><pre>{html.escape(self.failure)}</pre></li>"
+        count = len(self.errors) or 1
+        return ERROR_PAGE.format(
+            count=count, plural="s" * (count != 1), items=items, version=self.version
+        ).encode("utf-8")
+
+
+def _diagnostic_html(diagnostic: Diagnostic) -> str:
+    hint = f'<br><span class="hint">hint: {html.escape(diagnostic.hint or "")}</span>'
+    return (
+        f"<li><code>{html.escape(str(diagnostic.pos))}</code>: error "
+        f"<code>{html.escape(diagnostic.code)}</code> {html.escape(diagnostic.message)}"
+        f"{hint if diagnostic.hint else ''}</li>"
+    )
+
+
+ERROR_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>The record has errors</title>
+<style>body{{font:1rem/1.5 Georgia,serif;max-width:48rem;margin:2rem auto;padding:0 1rem;
+color:#1f1d1a;background:#fbf9f4}}h1{{color:#7a2e1d}}li{{margin-bottom:.75rem}}
+code,pre{{font-size:.9rem}}.hint{{color:#5e5850}}</style></head>
+<body><main><h1>The record has {count} error{plural}</h1>
+<p>The site is not built while check finds errors. Fix them and this page reloads.</p>
+<ol class="diagnostics">{items}</ol></main>
+<script src="/__sourcebook/reload.js" data-version="{version}"></script></body></html>
+"""
+
+
+class LiveHouse(LiveSite):
+    """The latest build of a house, or why there is none. Every volume is inside the
+    house's folder, so watching that folder (`watch`) sees a change to any of them."""
+
+    def __init__(
+        self, house: Path, out: Path | None = None, notify_urls: dict[str, str] | None = None
+    ):
+        folder = house if house.is_dir() else house.parent
+        super().__init__(folder, out)
+        self.house = house
+        self.notify_urls = notify_urls or {}
+        """Each volume's sign-up form posts to its own local service, by volume name."""
+
+    def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic], None]:
+        checked = check_house(self.house)
+        self.base_path = ""  # the house's front page is the site's
+        errors, warnings = checked.diagnostics.errors, checked.diagnostics.warnings
+        if checked.ok:
+            build_house(checked, self.site, jobs=1, notify_urls=self.notify_urls, drafts=True)
+        return errors, warnings, None  # the index is made with each volume's build
