@@ -5,9 +5,10 @@
 
 Generates a record of N entities into bench/out/glance-n<N>-seed<S>/ (bench/generate.py),
 then builds it, each in a fresh process, the best of R: first as generated; then with the
-bundled record's charts but the one of power by campus and month (their SQL reads only the tables every record has) and a
-paper citing twenty of its sources and embedding two charts. Prints both builds, the
-difference and the share it adds: the target is under 10% of the full build.
+bundled record's charts but the one of power by campus and month (their SQL reads only
+the tables every record has) and a paper citing twenty of its sources and embedding two
+charts. Prints both builds, the difference and the share it adds: the target is under 10%
+of the full build.
 """
 
 from __future__ import annotations

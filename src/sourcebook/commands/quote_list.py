@@ -26,7 +26,8 @@ def _line(item: Explained) -> str:
     where = ""
     if found is not None:
         where = f" in {found.shelf}" + (f", {found.locator}" if found.locator else "")
-    return f"{shown(str(claim.pos))}: {claim.source}: {item.verdict.value}{where}: “{_shown(claim.text)}”"
+    said = _shown(claim.text)
+    return f"{shown(str(claim.pos))}: {claim.source}: {item.verdict.value}{where}: “{said}”"
 
 
 def _details(item: Explained) -> list[str]:

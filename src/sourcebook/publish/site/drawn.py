@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -15,7 +16,7 @@ from sourcebook.model.figures import Placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
 from sourcebook.publish.site.urls import Urls
-from sourcebook.publish.site.vega import ChartRenderError, draw_all, full_spec, inline_svg
+from sourcebook.publish.site.vega import ChartRenderError, draw_kept, full_spec, inline_svg
 from sourcebook.publish.site.wording import number
 
 FIGURE_COLUMNS = ("figure", "figures")
@@ -23,9 +24,11 @@ FIGURE_COLUMNS = ("figure", "figures")
 
 
 class DrawnCharts:
-    def __init__(self, record: Record, derived: Derived, urls: Urls):
+    def __init__(self, record: Record, derived: Derived, urls: Urls, kept: Path | None = None):
         self.record = record
         self.urls = urls
+        self.kept = kept
+        """Where the drawings are kept between builds (see `vega.draw_kept`); None: nowhere."""
         self._data = {d.chart: d for d in derived.charts}
         self._svg: dict[str, Markup] = {}
         self._raw: dict[str, str] = {}
@@ -38,7 +41,7 @@ class DrawnCharts:
             data = self._data.get(chart.id)
             if data is not None and data.error is None:
                 specs.append((chart.id, full_spec(chart.spec, data.records())))
-        for chart_id, raw in draw_all(specs).items():
+        for chart_id, raw in draw_kept(specs, self.kept).items():
             chart = self.chart(chart_id)
             try:
                 svg = inline_svg(

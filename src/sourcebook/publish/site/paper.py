@@ -116,7 +116,8 @@ def figure_html(view: SiteView, figure: Figure) -> Markup:
             + "</tr>"
         )
     return Markup(
-        '<div class="table-wrap paper-table" id="{}" tabindex="0" role="region" aria-labelledby="{}-c">'
+        '<div class="table-wrap paper-table" id="{}" tabindex="0" role="region" '
+        'aria-labelledby="{}-c">'
         '<table><caption id="{}-c"><span class="figure-number">Table {}.</span> {}</caption>'
         "<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>\n"
     ).format(anchor, anchor, anchor, figure.number, link, Markup(head), Markup("".join(rows)))

@@ -169,8 +169,20 @@ class Typst:
         )
 
 
-PREAMBLE = """#set document(title: {title}, author: ({authors}), date: datetime(year: {y}, month: {m}, day: {d}), keywords: ({keywords}))
-#set page(paper: "a4", margin: (x: 2.2cm, y: 2.4cm), numbering: "1", footer: context [#set text(size: 8pt, fill: luma(90)); #h(1fr) #counter(page).display("1") #h(1fr)])
+PREAMBLE = """#set document(
+  title: {title},
+  author: ({authors}),
+  date: datetime(year: {y}, month: {m}, day: {d}),
+  keywords: ({keywords}),
+)
+#set page(
+  paper: "a4",
+  margin: (x: 2.2cm, y: 2.4cm),
+  numbering: "1",
+  footer: context [
+    #set text(size: 8pt, fill: luma(90)); #h(1fr) #counter(page).display("1") #h(1fr)
+  ],
+)
 #set text(font: "Libertinus Serif", size: 10.5pt, lang: "en")
 #set par(justify: true, leading: 0.62em)
 #set heading(numbering: "1.1")
@@ -189,6 +201,7 @@ def paper_pdf(view: SiteView, paper: Paper) -> bytes:
     typst = Typst(view, url)
     body = typst.body(str(rendered.html))
     authors = paper_authors(view, paper)
+    summary = view.prose(paper, "summary", inline=True)
     day = day_start(paper.date)
     site = view.absolute(url)
     parts = [
@@ -203,7 +216,7 @@ def paper_pdf(view: SiteView, paper: Paper) -> bytes:
         f'#align(center)[#text(size: 17pt, weight: "bold")[{text(paper.title)}]]',
         f"#align(center)[{text(', '.join(authors))}#linebreak(){text(view.day(paper.date))}"
         f"#linebreak()#text(size: 9pt)[#link({string(site)})[{text(site)}]]]",
-        f"#block(inset: (x: 1.5em))[#text(size: 9.5pt)[{typst.inline(_fragment(view.prose(paper, 'summary', inline=True)))}]]",
+        f"#block(inset: (x: 1.5em))[#text(size: 9.5pt)[{typst.inline(_fragment(summary))}]]",
         f"#outline(title: {string('Contents')}, depth: 2)",
         body,
     ]

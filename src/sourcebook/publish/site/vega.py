@@ -5,21 +5,32 @@ they are drawn in a child process that is killed past a time limit, and what com
 is kept only as far as it is plain SVG: elements and attributes from a short list, no
 scripts, links, styles or foreign content. The chart then gets its title and
 description, for screen readers, and its data stays in a table beside it.
+
+Starting the engine takes most of a second, so each drawing is kept in the record's state
+folder under the hash of its whole spec (data and look included) and the engine's
+version: a build whose charts did not change starts no engine. What is kept is pared as
+a fresh drawing is, so the folder is trusted no further than the engine.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import hashlib
+import json
 import multiprocessing
 import re
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from lxml import etree
 from markupsafe import Markup
 
 from sourcebook.derive.sandbox import _start_method
+from sourcebook.files import write_atomic
 
 SECONDS_PER_CHART = 10.0
 """How long drawing one chart may take, once the engine has started."""
@@ -145,6 +156,41 @@ def full_spec(spec: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any
     whole["config"] = {**THEME, **whole.get("config", {})}
     whole.setdefault("$schema", "https://vega.github.io/schema/vega-lite/v5.json")
     return whole
+
+
+def draw_kept(
+    specs: Sequence[tuple[str, dict[str, Any]]], kept: Path | None
+) -> dict[str, str]:
+    """`draw_all`, with each drawing kept in the folder `kept` (None: none is) and taken
+    from there while its spec is unchanged. The folder keeps this build's drawings only."""
+    if kept is None:
+        return draw_all(specs)
+    keys = {chart: _key(spec) for chart, spec in specs}
+    drawn: dict[str, str] = {}
+    for chart, key in keys.items():
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            drawn[chart] = (kept / f"{key}.svg").read_text(encoding="utf-8")
+    fresh = draw_all([(chart, spec) for chart, spec in specs if chart not in drawn])
+    for chart, raw in fresh.items():
+        with contextlib.suppress(OSError):
+            write_atomic(kept / f"{keys[chart]}.svg", raw.encode("utf-8"))
+    wanted = {f"{key}.svg" for key in keys.values()}
+    for old in kept.glob("*.svg"):
+        if old.name not in wanted:
+            old.unlink(missing_ok=True)
+    return {chart: fresh.get(chart) or drawn[chart] for chart, _ in specs}
+
+
+def _key(spec: dict[str, Any]) -> str:
+    text = json.dumps(spec, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(f"{_engine()}\n{text}".encode()).hexdigest()
+
+
+def _engine() -> str:
+    try:
+        return f"vl-convert-python {version('vl-convert-python')}"
+    except PackageNotFoundError:
+        return "vl-convert-python"
 
 
 def draw_all(specs: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, str]:

@@ -42,6 +42,7 @@ from sourcebook.publish.site.releases import Release, entity_tables
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem, Urls
 from sourcebook.publish.site.wording import day, number, sentence_case
+from sourcebook.read.state import state_folder
 
 _TAG = re.compile(r"<[^>]+>")
 DRAFT_MARK = Markup(' <span class="draft-mark">(draft)</span>')
@@ -114,7 +115,8 @@ class SiteView:
         """What derive computed, for the pages that show it; no prose depends on it. The
         charts are drawn now: raises ChartRenderError for one that cannot be."""
         self.computed = Computed(derived)
-        self.drawn = DrawnCharts(self.record, derived, self.urls)
+        kept = state_folder(self.record.root, "charts") if self.record.of("chart") else None
+        self.drawn = DrawnCharts(self.record, derived, self.urls, kept)
         self.drawn.draw()
         self.once.clear()
 
