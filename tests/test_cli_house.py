@@ -116,6 +116,23 @@ def test_a_volumes_own_errors_are_shown_under_its_path(tmp_path: Path) -> None:
     assert {d["file"] for d in found} == {"h/power-race/chapters/chapter-1.md"}
 
 
+def test_a_correction_of_a_source_that_no_volume_holds(tmp_path: Path) -> None:
+    """A correction is kept in the volume that cites the source; of one that no volume
+    holds, it is an error at its line, with the nearest source offered."""
+    correction = VOLUME_2["corrections/grid-report-year.md"].replace(
+        "source: grid-report\n", "source: grid-reports\n"
+    )
+    house = write_house(
+        tmp_path / "h", volume_2={**VOLUME_2, "corrections/grid-report-year.md": correction}
+    )
+    status, found = check(house / "house.toml")
+    assert status == 1
+    assert [(d["code"], d["file"], d["line"]) for d in found] == [
+        ("L001", "power-race/corrections/grid-report-year.md", 5)
+    ]
+    assert "'grid-reports'" in found[0]["message"] and "grid-report" in found[0]["hint"]
+
+
 def test_build_refuses_a_house_with_errors_and_builds_one_without(house: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     bad = with_house_file(house, HOUSE + '\n[[volume]]\npath = "nowhere"\n')

@@ -247,6 +247,27 @@ def test_consent_says_what_is_stored(site: Path) -> None:
     assert text(doc.css_first(".lede")) == (
         "This site stores nothing about you, so there is nothing to consent to."
     )
+    twin = json.loads((site / "vol1" / "api" / "consent.json").read_text(encoding="utf-8"))
+    assert twin["policy"] == {"signup": None, "stored": []}
+
+
+def test_the_consent_twin_states_what_the_page_and_the_service_do(tmp_path: Path) -> None:
+    """With a sign-up service, the twin carries the statement, each table the service
+    keeps with its columns, and each period, as the page shows them."""
+    from sourcebook.notify.policy import stored_columns
+
+    bundled = Path(__file__).resolve().parent.parent / "examples" / "compute-race"
+    out = build(bundled, tmp_path / "site", search=False)
+    doc = tree(out, "/vol1/consent")
+    twin = json.loads((out / "vol1" / "api" / "consent.json").read_text(encoding="utf-8"))
+    signup, stored = twin["policy"]["signup"], twin["policy"]["stored"]
+    assert signup["statement"]["sha256"] == text(doc.css_first("code.hash"))
+    assert signup["statement"]["text"] == text(doc.css_first("#statement + blockquote"))
+    assert {t["table"]: set(t["columns"]) for t in stored} == stored_columns()
+    assert [t["table"] for t in stored] == [
+        h.text().strip() for h in doc.css("h3[id^=kept-] code")
+    ]
+    assert str(signup["unconfirmed_deleted_after_days"]) in text(doc.css_first("#how + p"))
 
 
 def test_not_found_page_and_sitemap(site: Path) -> None:

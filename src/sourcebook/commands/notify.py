@@ -186,10 +186,16 @@ def export(record: Path, db: str | None, out: Path | None) -> None:
         if out is None:
             write_csv(database, sys.stdout)
             return
+        # Written beside OUT and renamed over it: OUT is never half a file. The one name
+        # means that what a killed export left is written over by the next.
         temporary = out.with_name(f".{out.name}.tmp")
-        with temporary.open("w", encoding="utf-8", newline="") as handle:
-            count = write_csv(database, handle)
-        temporary.replace(out)
+        try:
+            with temporary.open("w", encoding="utf-8", newline="") as handle:
+                count = write_csv(database, handle)
+            temporary.replace(out)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
     click.echo(f"Wrote {count} confirmed readers to {out}", err=True)
 
 

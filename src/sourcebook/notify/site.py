@@ -38,3 +38,34 @@ def signup_form(settings: Settings, service_url: str | None = None) -> SignupFor
         origin=origin(url),
         statement=policy.statement(settings.book.title, settings.book.house),
     )
+
+
+def consent_document(form: SignupForm | None) -> dict[str, object]:
+    """The Consent page's JSON twin: what the sign-up service stores and for how long, as
+    the page says it; where the record has no service, that the site stores nothing."""
+    if form is None:
+        return {"signup": None, "stored": []}
+    return {
+        "signup": {
+            "action": form.action,
+            "statement": {
+                "text": form.statement.text,
+                "version": form.statement.version,
+                "sha256": form.statement.sha256,
+            },
+            "unconfirmed_deleted_after_days": form.pending_days,
+            "confirm_within_days": form.confirm_days,
+            "sent_mail_deleted_after_days": form.mail_days,
+            "unsubscribed_log_deleted_after_years": form.log_years,
+            "network_hashed_by_prefix": {"ipv4": form.ipv4_prefix, "ipv6": form.ipv6_prefix},
+        },
+        "stored": [
+            {
+                "table": table.name,
+                "purpose": table.purpose,
+                "kept": table.kept,
+                "columns": {column.name: column.meaning for column in table.columns},
+            }
+            for table in form.tables
+        ],
+    }

@@ -376,7 +376,7 @@ def notify_globals(view: SiteView, service_url: str | None = None) -> dict[str, 
     """The sign-up form where the record has a service for it; the footer's link leads there."""
     from sourcebook.notify.site import signup_form
 
-    form = signup_form(view.record.settings, service_url)
+    form = view.notify = signup_form(view.record.settings, service_url)
     if form is None:
         return {"notify": None}
     return {"notify": form, "notify_url": f"{view.section('home')}#notify"}

@@ -282,8 +282,18 @@ def _machine(record: Record, urls: Urls) -> Iterator[Page]:
     yield Page(urls.section("machine"), "machine.html", {"machine": MachineContext()})
 
 
+class ConsentPolicy:
+    """The Consent page's context for its JSON twin: what the sign-up service stores, and
+    for how long, as the page says it (the page reads the same from its `notify`)."""
+
+    def api_document(self, view: Any) -> dict[str, Any]:
+        from sourcebook.notify.site import consent_document
+
+        return consent_document(view.notify)
+
+
 def _consent(record: Record, urls: Urls) -> Iterator[Page]:
-    yield Page(urls.section("consent"), "consent.html", {})
+    yield Page(urls.section("consent"), "consent.html", {"policy": ConsentPolicy()})
 
 
 SECTION_PAGES = {

@@ -106,6 +106,9 @@ class SiteView:
         """The templates, for fragments; set by the build once it has made them."""
         self.series = InSeries("")
         """The volume's place in its series (a house's site), set by the build."""
+        self.notify: Any = None
+        """The sign-up form and the policy the Consent page states, where the record has a
+        sign-up service (`notify.site.SignupForm`); set by the build."""
 
     def use_proofs(self, proofs: QuoteReport | None) -> None:
         """What check proved of the quotes, which the sources' citations show."""
