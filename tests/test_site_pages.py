@@ -264,9 +264,7 @@ def test_the_consent_twin_states_what_the_page_and_the_service_do(tmp_path: Path
     assert signup["statement"]["sha256"] == text(doc.css_first("code.hash"))
     assert signup["statement"]["text"] == text(doc.css_first("#statement + blockquote"))
     assert {t["table"]: set(t["columns"]) for t in stored} == stored_columns()
-    assert [t["table"] for t in stored] == [
-        h.text().strip() for h in doc.css("h3[id^=kept-] code")
-    ]
+    assert [t["table"] for t in stored] == [h.text().strip() for h in doc.css("h3[id^=kept-] code")]
     assert str(signup["unconfirmed_deleted_after_days"]) in text(doc.css_first("#how + p"))
 
 

@@ -158,9 +158,7 @@ def full_spec(spec: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any
     return whole
 
 
-def draw_kept(
-    specs: Sequence[tuple[str, dict[str, Any]]], kept: Path | None
-) -> dict[str, str]:
+def draw_kept(specs: Sequence[tuple[str, dict[str, Any]]], kept: Path | None) -> dict[str, str]:
     """`draw_all`, with each drawing kept in the folder `kept` (None: none is) and taken
     from there while its spec is unchanged. The folder keeps this build's drawings only."""
     if kept is None:
