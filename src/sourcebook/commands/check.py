@@ -37,6 +37,11 @@ AS_OF = click.option(
     help="With --quotes: each quote's verdict, the rules it needed, or its nearest passage.",
 )
 @AS_OF
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Check the record in full, even where it is unchanged since the last check.",
+)
 def check(
     record: Path,
     output: str,
@@ -44,27 +49,37 @@ def check(
     quotes: bool,
     listed: bool,
     as_of: datetime | None,
+    no_cache: bool,
 ) -> None:
     """Check RECORD (default: this folder) and report every problem found. RECORD may be a
-    house (its house.toml, or the folder holding it): every volume is checked."""
+    house (its house.toml, or the folder holding it): every volume is checked. A record
+    unchanged since its last check is not checked again: what that check found is shown."""
     from sourcebook.compile import AsOfError
     from sourcebook.pipeline import check as run_check
     from sourcebook.pipeline import check_house
     from sourcebook.read import RecordError
+    from sourcebook.remembered import check_remembered
 
     house = house_path(record)
     if house and quotes:
         fail("--quotes takes one record: run it on a volume's folder", output)
     day = as_of.date() if as_of else None
+    single: Checked | None = None
     try:
-        whole = check_house(record, day) if house else None
-        checked = whole if whole is not None else run_check(record, day)
+        if house:
+            whole = check_house(record, day)
+            diagnostics, entities = whole.diagnostics, whole.entities
+        elif quotes or no_cache:
+            single = run_check(record, day)
+            diagnostics, entities = single.diagnostics, _entities(single)
+        else:
+            found = check_remembered(record, day)
+            diagnostics, entities = found.diagnostics, found.entities
     except (RecordError, AsOfError) as exc:
         fail(str(exc), output)
-    entities = _entities(checked)
-    shown = [d for d in checked.diagnostics if not (no_warnings and d.severity.value == "warning")]
-    errors = len(checked.diagnostics.errors)
-    warnings = len(checked.diagnostics.warnings)
+    shown = [d for d in diagnostics if not (no_warnings and d.severity.value == "warning")]
+    errors = len(diagnostics.errors)
+    warnings = len(diagnostics.warnings)
     if output == "json":
         click.echo(
             json.dumps(
@@ -74,7 +89,7 @@ def check(
                     "errors": errors,
                     "warnings": warnings,
                     "diagnostics": [d.as_json() for d in shown],
-                    **(_quotes_json(checked, listed) if quotes else {}),
+                    **(_quotes_json(single, listed) if quotes else {}),
                 },
                 indent=2,
                 ensure_ascii=False,
@@ -82,7 +97,6 @@ def check(
         )
     else:
         print_diagnostics(shown, errors, warnings, entities)
-        single = checked if whole is None else None
         report = single.proofs if single is not None else None
         if quotes and single is not None and single.record is not None and report is not None:
             from sourcebook.commands.library import print_quote_table
