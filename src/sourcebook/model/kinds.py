@@ -423,7 +423,9 @@ class Chart(Entity):
         description=(
             "A Vega-Lite spec without `data`: marks, encodings and transforms over the "
             "query's columns, each of which it must use."
-        )
+        ),
+        # Said outright: pydantic 2.9, the floor, leaves it out of the schema.
+        json_schema_extra={"additionalProperties": True},
     )
     order: int = Field(default=0, description="Its place on the record at a glance, lowest first.")
 
