@@ -16,7 +16,7 @@ from sourcebook.diagnostics import Diagnostics, Pos
 from sourcebook.files import is_partial, partial_files, write_atomic
 from sourcebook.model.library import SHELF_PATTERN, Item, Library
 from sourcebook.read.frontmatter import FrontMatterError, within_budget
-from sourcebook.read.paths import Confined
+from sourcebook.read.paths import Confined, link_out
 from sourcebook.read.state import state_folder
 
 FOLDER = "library"
@@ -84,12 +84,7 @@ def _inside(confined: Confined, path: str, library: Library, diagnostics: Diagno
     if confined.holds(path):
         return True
     shown = library.shown_path(os.path.relpath(path, library.folder).replace(os.sep, "/"))
-    diagnostics.error(
-        Pos(shown),
-        "R010",
-        "symbolic link leads outside the record; it is not followed",
-        "copy the file into the record, or remove the link",
-    )
+    link_out(diagnostics, shown)
     return False
 
 

@@ -84,18 +84,23 @@ class Confined:
         if not os.path.islink(path):
             return True
         if not self.holds(path):
-            if diagnostics is not None:
-                diagnostics.error(
-                    Pos(shown),
-                    "R010",
-                    "symbolic link leads outside the record; it is not followed",
-                    "copy the file into the record, or remove the link",
-                )
+            link_out(diagnostics, shown)
             return False
         if not os.path.exists(path):
             _report(diagnostics, shown, "dangling symbolic link")
             return False
         return True
+
+
+def link_out(diagnostics: Diagnostics | None, shown: str) -> None:
+    """R010: a link at `shown` that leads out of the record, and is not followed."""
+    if diagnostics is not None:
+        diagnostics.error(
+            Pos(shown),
+            "R010",
+            "symbolic link leads outside the record; it is not followed",
+            "copy the file into the record, or remove the link",
+        )
 
 
 def _utf8_name(name: str, shown: str, diagnostics: Diagnostics | None) -> bool:
