@@ -34,6 +34,7 @@ def main() -> None:
     from sourcebook.pipeline import check, derive_checked
     from sourcebook.publish.site import build_site
     from sourcebook.publish.site.build import _prepare
+    from sourcebook.publish.site.machine_page import machine_of
     from sourcebook.publish.site.render import Writer
 
     root = record_dir(args.size, args.seed)
@@ -63,7 +64,7 @@ def main() -> None:
         view = prepared.view
         view.use_derived(derived)
         t2 = time.perf_counter()
-        drawn = view.machine().drawing
+        drawn = machine_of(view).drawing
         t3 = time.perf_counter()
         pages = [p for p in prepared.pages if "machine" in p.url]
         with tempfile.TemporaryDirectory() as out:

@@ -21,15 +21,14 @@ from datetime import date
 from functools import cache
 from pathlib import Path
 
-from sourcebook.compile.database import Failure
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, Severity
 from sourcebook.files import write_atomic
-from sourcebook.pipeline import check
 from sourcebook.read.fingerprint import fingerprint
 from sourcebook.read.state import state_folder
 
-UNKEPT = frozenset({Failure.TOO_SLOW.value})
-"""Codes of what may not happen again: a check that found one is not kept."""
+UNKEPT = frozenset({"X003"})
+"""Codes of what may not happen again (X003: a query stopped at its time limit): a check
+that found one is not kept."""
 
 
 @dataclass(frozen=True)
@@ -45,24 +44,27 @@ class Found:
 def check_remembered(root: Path, as_of: date | None = None) -> Found:
     """What `pipeline.check` finds in the record at `root`, read back where the same
     record was checked before. Raises as `check` does."""
-    key = _key(root, as_of)
+    from sourcebook.pipeline import check  # the stages' modules: only where it checks
+
     folder = state_folder(root, "check")
+    hashes = folder / "files.json.hashes" if folder is not None else None
+    key = _key(root, as_of, hashes)
     kept = _read(folder / f"{key}.json") if folder is not None else None
     if kept is not None:
         return kept
     checked = check(root, as_of)
     found = Found(checked.diagnostics, len(checked.record) if checked.record else 0, False)
     codes = {d.code for d in found.diagnostics}
-    if folder is not None and not codes & UNKEPT and _key(root, as_of) == key:
+    if folder is not None and not codes & UNKEPT and _key(root, as_of, hashes) == key:
         _write(folder, key, found)
     return found
 
 
-def _key(root: Path, as_of: date | None) -> str:
+def _key(root: Path, as_of: date | None, hashes: Path | None) -> str:
     """The hash of all a check's result depends on: the diagnostics name files by the path
-    the record was given by, so that is part of it."""
+    the record was given by, so that is part of it. `hashes` keeps the files' hashes."""
     day = as_of.isoformat() if as_of else "close"
-    said = f"{_code()}\n{day}\n{os.fsencode(root)!r}\n{fingerprint(root)}"
+    said = f"{_code()}\n{day}\n{os.fsencode(root)!r}\n{fingerprint(root, hashes)}"
     return hashlib.sha256(said.encode()).hexdigest()
 
 

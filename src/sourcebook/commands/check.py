@@ -133,6 +133,8 @@ def _quotes_json(checked, listed: bool) -> dict:  # type: ignore[no-untyped-def]
 
 
 def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) -> None:
+    """Each diagnostic on its line (and its hint's), then the count; in colour on a terminal.
+    Written at once: a record can have thousands of warnings."""
     from rich.console import Console
     from rich.markup import escape as markup
 
@@ -142,20 +144,26 @@ def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) ->
         return markup(printable(text))
 
     console = Console(highlight=False, soft_wrap=True)
-    colour = {"error": "bold red", "warning": "yellow"}
-    for diagnostic in shown:
-        severity = diagnostic.severity.value
-        console.print(
-            f"[bold]{escape(str(diagnostic.pos))}:[/] [{colour[severity]}]{severity}[/] "
-            f"[dim]{diagnostic.code}[/] {escape(diagnostic.message)}"
-        )
-        if diagnostic.hint:
-            console.print(f"  [cyan]hint:[/] {escape(diagnostic.hint)}")
     summary = (
         f"{entities} entities: {errors} error{'s' * (errors != 1)}, "
         f"{warnings} warning{'s' * (warnings != 1)}"
     )
-    console.print(f"[{'bold red' if errors else 'green'}]{summary}[/]")
+    if not console.is_terminal:  # no colour to add: the lines as they are
+        sys.stdout.write("".join(f"{d.format()}\n" for d in shown) + summary + "\n")
+        sys.stdout.flush()
+        return
+    colour = {"error": "bold red", "warning": "yellow"}
+    lines = []
+    for diagnostic in shown:
+        severity = diagnostic.severity.value
+        lines.append(
+            f"[bold]{escape(str(diagnostic.pos))}:[/] [{colour[severity]}]{severity}[/] "
+            f"[dim]{diagnostic.code}[/] {escape(diagnostic.message)}"
+        )
+        if diagnostic.hint:
+            lines.append(f"  [cyan]hint:[/] {escape(diagnostic.hint)}")
+    lines.append(f"[{'bold red' if errors else 'green'}]{summary}[/]")
+    console.print("\n".join(lines))
 
 
 def checked_or_exit(record: Path, as_of: date | None = None, quiet: bool = False) -> Checked:
