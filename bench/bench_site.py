@@ -16,7 +16,10 @@ and generator are unchanged). For each size it prints, a line each:
   where it is missing), with its own peak memory: its best of R builds over its last
   public/ folder and R builds into an empty one. As sourcebook writes a JSON twin of each
   HTML page, so does Hugo (its JSON output format, with the page's title, URL, Markdown
-  and backlinks); a second line gives Hugo writing the HTML pages alone.
+  and backlinks); a second line gives Hugo writing the HTML pages alone, and a third
+  Pagefind indexing those pages, as a Hugo site gets its search (sourcebook's build makes
+  its own index with the same Pagefind, so "Hugo's then Pagefind's" compares like with
+  like).
 
 The target: the full build of 10,000 entities within 2× Hugo's time in the same run, and
 under 1 GiB of peak memory at every size (at 1,000, where start-up dominates, the ratio is
@@ -305,6 +308,31 @@ def best_hugo(site: Path, repeat: int, config: str = "hugo.toml") -> Run:
     return min(runs, key=lambda r: r.seconds)
 
 
+def run_pagefind(public: Path) -> Run:
+    """Pagefind indexing Hugo's pages, as a Hugo site gets its search: the same tool, the
+    same binary, that `sourcebook build` runs over its own pages."""
+    from sourcebook.publish.site.search import executable
+
+    out = public.parent / "pagefind-out"
+    shutil.rmtree(out, ignore_errors=True)
+    settled()
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [str(executable()), "--site", str(public), "--output-path", str(out), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(
+            f"pagefind failed: {process.stderr.read().decode() if process.stderr else ''}"
+        )
+    pages = sum(1 for _ in public.rglob("*.html"))
+    shutil.rmtree(out, ignore_errors=True)
+    return Run(seconds, pages, usage.ru_maxrss / 1024, "indexing Hugo's HTML pages")
+
+
 def line(name: str, n: int, run: Run) -> str:
     rate = run.pages / run.seconds if run.seconds else 0.0
     text = (
@@ -332,6 +360,8 @@ def bench(n: int, seed: int, repeat: int, ignore_errors: bool) -> bool:
     print(line("hugo", n, theirs), flush=True)
     html_only = best_hugo(site, repeat, "html-only.toml")
     print(line("hugo, HTML only", n, html_only), flush=True)
+    searched = run_pagefind(site / "public-html-only")
+    print(line("pagefind on hugo", n, searched), flush=True)
     ratio = ours.seconds / theirs.seconds
     judged = n == TARGET_SIZE
     met = (ratio <= TARGET_RATIO or not judged) and ours.peak_mib < TARGET_PEAK_MIB
@@ -339,7 +369,9 @@ def bench(n: int, seed: int, repeat: int, ignore_errors: bool) -> bool:
     print(
         f"{'':<17} N={n:>6,}  {ratio:.2f}× Hugo's time ({aim}; the site "
         f"stage alone {ours.site_seconds / theirs.seconds:.2f}×; "
-        f"{ours.seconds / html_only.seconds:.2f}× Hugo's without its JSON twins), "
+        f"{ours.seconds / html_only.seconds:.2f}× Hugo's without its JSON twins; "
+        f"{ours.seconds / (theirs.seconds + searched.seconds):.2f}× Hugo's then Pagefind's, "
+        f"as both sites then have a search index), "
         f"peak {ours.peak_mib:,.0f} MiB (target < {TARGET_PEAK_MIB:,} MiB): "
         f"{'met' if met else 'NOT met'}",
         flush=True,
