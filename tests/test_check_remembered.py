@@ -149,3 +149,15 @@ def test_a_pipe_or_a_link_out_of_the_record_does_not_hold_it_up(tmp_path: Path) 
     found = check_remembered(root)
     assert lines(found.diagnostics) == lines(check(root).diagnostics)
     assert check_remembered(root).remembered
+
+
+def test_a_folder_that_is_not_a_record_is_neither_read_nor_written(tmp_path: Path) -> None:
+    import pytest
+
+    from sourcebook.read import RecordError
+
+    (tmp_path / "big").mkdir()
+    (tmp_path / "big" / "file.bin").write_bytes(b"x" * 1000)
+    with pytest.raises(RecordError):
+        check_remembered(tmp_path)
+    assert not (tmp_path / ".sourcebook-cache").exists()

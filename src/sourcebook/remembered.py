@@ -24,6 +24,7 @@ from pathlib import Path
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, Severity
 from sourcebook.files import write_atomic
 from sourcebook.read.fingerprint import fingerprint
+from sourcebook.read.settings import SETTINGS_FILE
 from sourcebook.read.state import state_folder
 
 UNKEPT = frozenset({"X003"})
@@ -44,8 +45,11 @@ class Found:
 def check_remembered(root: Path, as_of: date | None = None) -> Found:
     """What `pipeline.check` finds in the record at `root`, read back where the same
     record was checked before. Raises as `check` does."""
-    from sourcebook.pipeline import check  # the stages' modules: only where it checks
+    from sourcebook.pipeline import check
 
+    if not (root / SETTINGS_FILE).is_file():  # no record to fingerprint: check says why
+        checked = check(root, as_of)
+        return Found(checked.diagnostics, len(checked.record) if checked.record else 0, False)
     folder = state_folder(root, "check")
     hashes = folder / "files.json.hashes" if folder is not None else None
     key = _key(root, as_of, hashes)

@@ -31,7 +31,7 @@ WHOLE_BYTES = 1 << 30
 """Files up to this size count by their content; a larger one (no text file of a record,
 and no original `library add` takes) by its size, time and inode, as the Library's cache
 of texts knows its originals."""
-SKIPPED = frozenset({".git", STATE_FOLDER, "_site", "__pycache__"})
+SKIPPED = frozenset({".git", STATE_FOLDER, "_site"})
 """Folders under a record's root that are not the record."""
 RACY_NS = 2_000_000_000
 """A file changed this close to when its hash was kept is read again."""
@@ -48,6 +48,7 @@ def fingerprint(root: Path, kept: Path | None = None) -> str:
     for folder, folders, files in os.walk(top):
         if folder == top:
             folders[:] = [f for f in folders if os.fsdecode(f) not in SKIPPED]
+        folders[:] = [f for f in folders if f != b"__pycache__"]  # Python's, at any depth
         links = [f for f in folders if os.path.islink(os.path.join(folder, f))]
         folders[:] = sorted(f for f in folders if f not in links)
         for name in sorted([*files, *links]):
