@@ -85,7 +85,7 @@ def _attempt(
 ) -> tuple[bool, Any]:
     """One child's run of `job`: (True, its value), or (False, None) where a query had to
     be stopped (now in `known` as too slow) and a new child must carry on."""
-    context = multiprocessing.get_context(_start_method())
+    context: Any = multiprocessing.get_context(_start_method())  # its Process, typed
     ours, theirs = context.Pipe(duplex=False)
     child = context.Process(
         target=_child, args=(theirs, image, seconds, job, dict(known), started), daemon=True

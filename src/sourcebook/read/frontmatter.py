@@ -154,8 +154,9 @@ def within_budget(text: str, file: str, base_line: int) -> None:
 
 def _over(event: yaml.Event, file: str, base_line: int, what: str) -> FrontMatterError:
     mark = event.start_mark
+    line, column = (mark.line, mark.column) if mark is not None else (0, 0)
     return FrontMatterError(
-        Pos(file, base_line + mark.line, mark.column + 1),
+        Pos(file, base_line + line, column + 1),
         "R011",
         f"front matter {what} once its YAML aliases are expanded"
         if "values" in what

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -140,7 +140,7 @@ class Writer:
         env: Environment,
         view: Any,
         out: Path,
-        files: dict[str, Callable[[Any, Page], bytes]] | None = None,
+        files: Mapping[str, Callable[[Any, Page], bytes]] | None = None,
     ):
         self.env = env
         self.view = view

@@ -196,7 +196,7 @@ def draw_all(specs: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, str]:
     ChartRenderError for the first that fails or runs past its time."""
     if not specs:
         return {}
-    context = multiprocessing.get_context(_start_method())
+    context: Any = multiprocessing.get_context(_start_method())  # its Process, typed
     ours, theirs = context.Pipe(duplex=False)
     child = context.Process(target=_draw, args=(theirs, list(specs)), daemon=True)
     child.start()
