@@ -24,7 +24,7 @@ from pathlib import Path
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, Severity
 from sourcebook.files import write_atomic
 from sourcebook.read.fingerprint import fingerprint
-from sourcebook.read.settings import SETTINGS_FILE
+from sourcebook.read.paths import SETTINGS_FILE
 from sourcebook.read.state import state_folder
 
 UNKEPT = frozenset({"X003"})
@@ -45,23 +45,26 @@ class Found:
 def check_remembered(root: Path, as_of: date | None = None) -> Found:
     """What `pipeline.check` finds in the record at `root`, read back where the same
     record was checked before. Raises as `check` does."""
-    from sourcebook.pipeline import check
-
     if not (root / SETTINGS_FILE).is_file():  # no record to fingerprint: check says why
-        checked = check(root, as_of)
-        return Found(checked.diagnostics, len(checked.record) if checked.record else 0, False)
+        return _checked(root, as_of)
     folder = state_folder(root, "check")
     hashes = folder / "files.json.hashes" if folder is not None else None
     key = _key(root, as_of, hashes)
     kept = _read(folder / f"{key}.json") if folder is not None else None
     if kept is not None:
         return kept
-    checked = check(root, as_of)
-    found = Found(checked.diagnostics, len(checked.record) if checked.record else 0, False)
+    found = _checked(root, as_of)
     codes = {d.code for d in found.diagnostics}
     if folder is not None and not codes & UNKEPT and _key(root, as_of, hashes) == key:
         _write(folder, key, found)
     return found
+
+
+def _checked(root: Path, as_of: date | None) -> Found:
+    from sourcebook.pipeline import check  # the stages, loaded only where they are run
+
+    checked = check(root, as_of)
+    return Found(checked.diagnostics, len(checked.record) if checked.record else 0, False)
 
 
 def _key(root: Path, as_of: date | None, hashes: Path | None) -> str:

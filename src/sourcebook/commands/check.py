@@ -54,10 +54,6 @@ def check(
     """Check RECORD (default: this folder) and report every problem found. RECORD may be a
     house (its house.toml, or the folder holding it): every volume is checked. A record
     unchanged since its last check is not checked again: what that check found is shown."""
-    from sourcebook.compile import AsOfError
-    from sourcebook.pipeline import check as run_check
-    from sourcebook.pipeline import check_house
-    from sourcebook.read import RecordError
     from sourcebook.remembered import check_remembered
 
     house = house_path(record)
@@ -67,15 +63,21 @@ def check(
     single: Checked | None = None
     try:
         if house:
+            from sourcebook.pipeline import check_house
+
             whole = check_house(record, day)
             diagnostics, entities = whole.diagnostics, whole.entities
         elif quotes or no_cache:
+            from sourcebook.pipeline import check as run_check
+
             single = run_check(record, day)
             diagnostics, entities = single.diagnostics, _entities(single)
-        else:
+        else:  # a record unchanged since its last check loads none of the stages
             found = check_remembered(record, day)
             diagnostics, entities = found.diagnostics, found.entities
-    except (RecordError, AsOfError) as exc:
+    except Exception as exc:
+        if not _said_of_the_record(exc):
+            raise
         fail(str(exc), output)
     shown = [d for d in diagnostics if not (no_warnings and d.severity.value == "warning")]
     errors = len(diagnostics.errors)
@@ -110,6 +112,15 @@ def check(
     sys.exit(1 if errors else 0)
 
 
+def _said_of_the_record(exc: Exception) -> bool:
+    """Whether `exc` is what check raises for a folder that is no record, or a day after
+    it closes: a message for the person, not a traceback."""
+    from sourcebook.compile import AsOfError
+    from sourcebook.read import RecordError
+
+    return isinstance(exc, (RecordError, AsOfError))
+
+
 def _entities(checked: Checked | CheckedHouse) -> int:
     from sourcebook.check.result import CheckedHouse
 
@@ -135,6 +146,14 @@ def _quotes_json(checked, listed: bool) -> dict:  # type: ignore[no-untyped-def]
 def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) -> None:
     """Each diagnostic on its line (and its hint's), then the count; in colour on a terminal.
     Written at once: a record can have thousands of warnings."""
+    summary = (
+        f"{entities} entities: {errors} error{'s' * (errors != 1)}, "
+        f"{warnings} warning{'s' * (warnings != 1)}"
+    )
+    if not sys.stdout.isatty():  # no colour to add: the lines as they are
+        sys.stdout.write("".join(f"{d.format()}\n" for d in shown) + summary + "\n")
+        sys.stdout.flush()
+        return
     from rich.console import Console
     from rich.markup import escape as markup
 
@@ -144,14 +163,6 @@ def print_diagnostics(shown: list, errors: int, warnings: int, entities: int) ->
         return markup(printable(text))
 
     console = Console(highlight=False, soft_wrap=True)
-    summary = (
-        f"{entities} entities: {errors} error{'s' * (errors != 1)}, "
-        f"{warnings} warning{'s' * (warnings != 1)}"
-    )
-    if not console.is_terminal:  # no colour to add: the lines as they are
-        sys.stdout.write("".join(f"{d.format()}\n" for d in shown) + summary + "\n")
-        sys.stdout.flush()
-        return
     colour = {"error": "bold red", "warning": "yellow"}
     lines = []
     for diagnostic in shown:

@@ -21,10 +21,13 @@ RECORD_OR_HOUSE = click.argument(
 
 def house_path(path: Path) -> bool:
     """Whether `path` names a house rather than a record (a record's folder wins)."""
-    from sourcebook.read.house import house_file
-    from sourcebook.read.settings import SETTINGS_FILE
+    from sourcebook.read.paths import SETTINGS_FILE
 
-    return not (path / SETTINGS_FILE).is_file() and house_file(path) is not None
+    if (path / SETTINGS_FILE).is_file():
+        return False
+    from sourcebook.read.house import house_file
+
+    return house_file(path) is not None
 
 
 OUTPUT = click.option(

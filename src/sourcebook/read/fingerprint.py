@@ -54,7 +54,7 @@ def fingerprint(root: Path, kept: Path | None = None) -> str:
         for name in sorted([*files, *links]):
             path = os.path.join(folder, name)
             whole.update(path[len(top) :] + b"\0" + _content(path, known, fresh, now) + b"\n")
-    if kept is not None:
+    if kept is not None and fresh != known:  # kept again only where something changed
         with contextlib.suppress(OSError):
             write_atomic(kept, json.dumps({"kept_ns": now, "files": fresh}).encode("ascii"))
     return whole.hexdigest()

@@ -15,6 +15,9 @@ from pathlib import Path
 
 from sourcebook.diagnostics import Diagnostics, Pos
 
+SETTINGS_FILE = "sourcebook.toml"
+"""The file that makes a folder a record."""
+
 PUBLISHED_FOLDERS = ("library", "static", "templates", "releases")
 """Folders besides the kinds' whose files a build reads or publishes."""
 

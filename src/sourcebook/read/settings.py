@@ -11,8 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from sourcebook.diagnostics import Diagnostics, Pos, did_you_mean
 from sourcebook.model.settings import Settings
-
-SETTINGS_FILE = "sourcebook.toml"
+from sourcebook.read.paths import SETTINGS_FILE
 
 
 class RecordError(Exception):
