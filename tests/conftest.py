@@ -5,8 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,26 @@ summary: What the race is for.
 """
 
 MakeRecord = Callable[..., Path]
+
+
+@pytest.fixture(scope="session")
+def origin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The bundled record's site, built once for every browser test that reads it, and
+    served on 127.0.0.1; its origin. A test that needs another site defines its own."""
+    from site_fixtures import build, serving
+
+    site = build(BUNDLED, tmp_path_factory.mktemp("bundled") / "site")
+    with serving(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, launched once for the browser tests."""
+    from site_fixtures import chromium
+
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture

@@ -13,9 +13,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from site_fixtures import build, chromium, local_only, serving
+from site_fixtures import build, local_only, serving
 
 pytestmark = pytest.mark.browser
 
@@ -195,10 +196,10 @@ DOM_CHECK = """() => {
 }"""
 
 
-def test_no_payload_runs_on_any_page(site: Path) -> None:
+def test_no_payload_runs_on_any_page(browser: Any, site: Path) -> None:
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 20
-    with chromium() as browser, serving(site) as origin:
+    with serving(site) as origin:
         context = browser.new_context()
         refused = local_only(context, origin)
         page = context.new_page()

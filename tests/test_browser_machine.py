@@ -3,12 +3,11 @@ JavaScript."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from site_fixtures import ARTIFACTS, build, chromium, landed_at, local_only, serving
+from site_fixtures import ARTIFACTS, landed_at, local_only
 
 pytestmark = pytest.mark.browser
 
@@ -25,19 +24,6 @@ OVERFLOWING = """() => {
     return box.width > 0 && (box.right > width + 0.5 || box.left < -0.5) && !scrolls(e);
   }).map(e => e.tagName + '.' + e.className);
 }"""
-
-
-@pytest.fixture(scope="module")
-def origin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    site = build(BUNDLED, tmp_path_factory.mktemp("bundled") / "site")
-    with serving(site) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as launched:
-        yield launched
 
 
 def open_page(browser: Any, origin: str, width: int, script: bool = True) -> Any:

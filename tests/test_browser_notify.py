@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from notify_fixtures import SECRET, Smtp, link, rows
-from site_fixtures import ARTIFACTS, SETTINGS, build, chromium, write_record
+from site_fixtures import ARTIFACTS, SETTINGS, build, write_record
 
 pytestmark = pytest.mark.browser
 
@@ -55,12 +55,6 @@ def site(
         static.server_close()
         service.stop()
         db.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])

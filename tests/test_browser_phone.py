@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from site_fixtures import ARTIFACTS, build, chromium, local_only, serving
+from site_fixtures import ARTIFACTS, local_only
 
 pytestmark = pytest.mark.browser
 
@@ -81,16 +81,7 @@ def label(cell: Any) -> str:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
-    """Chromium, and the built bundled site's origin."""
-    site = build(BUNDLED, tmp_path_factory.mktemp("bundled") / "site")
-    with chromium() as browser, serving(site) as origin:
-        yield browser, origin
-
-
-@pytest.fixture(scope="module")
-def phone(served: tuple[Any, str]) -> Iterator[tuple[Any, str]]:
-    browser, origin = served
+def phone(browser: Any, origin: str) -> Iterator[tuple[Any, str]]:
     context = browser.new_context(viewport={"width": WIDTH, "height": 760})
     refused = local_only(context, origin)
     yield context.new_page(), origin
@@ -127,8 +118,7 @@ def test_the_ledger_and_the_figures_are_read_a_row_at_a_time(phone: tuple[Any, s
     page.screenshot(path=str(ARTIFACTS / "campus-360.png"), full_page=True)
 
 
-def test_the_sort_hint_shows_only_where_sorting_works(served: tuple[Any, str]) -> None:
-    browser, origin = served
+def test_the_sort_hint_shows_only_where_sorting_works(browser: Any, origin: str) -> None:
     for script in (True, False):
         context = browser.new_context(
             java_script_enabled=script, viewport={"width": 1100, "height": 800}

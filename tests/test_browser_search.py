@@ -9,24 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from site_fixtures import ARTIFACTS, build, chromium, landed_at, local_only, serving
+from site_fixtures import ARTIFACTS, landed_at, local_only
 
 pytestmark = pytest.mark.browser
 
 BUNDLED = Path(__file__).resolve().parent.parent / "examples" / "compute-race"
-
-
-@pytest.fixture(scope="module")
-def origin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    site = build(BUNDLED, tmp_path_factory.mktemp("bundled") / "site")
-    with serving(site) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture

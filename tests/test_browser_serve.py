@@ -5,9 +5,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from site_fixtures import chromium, write_record
+from site_fixtures import write_record
 
 from sourcebook.live import LiveSite
 from sourcebook.publish.site.serve import SiteServer
@@ -37,21 +38,20 @@ def served(tmp_path: Path) -> Iterator[tuple[LiveSite, str]]:
         live.close()
 
 
-def test_the_open_page_follows_the_record(served: tuple[LiveSite, str]) -> None:
+def test_the_open_page_follows_the_record(browser: Any, served: tuple[LiveSite, str]) -> None:
     live, origin = served
     term = live.root / "terms" / "cluster.md"
-    with chromium() as browser:
-        page = browser.new_page()
-        page.goto(f"{origin}/vol1/glossary/cluster")
-        assert "one machine" in page.locator(".definition dd").inner_text()
-        term.write_text(term.read_text().replace("one machine", "one computer"))
-        page.wait_for_function(
-            "() => document.querySelector('.definition dd').textContent.includes('one computer')",
-            timeout=20_000,
-        )
-        term.write_text(term.read_text().replace("[chapter-1]", "[chapter-9]"))
-        page.wait_for_selector("h1:text-is('The record has 1 error')", timeout=20_000)
-        error = page.locator("ol.diagnostics li").inner_text()
-        assert "terms/cluster.md:4:" in error and "unknown chapter id 'chapter-9'" in error
-        term.write_text(term.read_text().replace("[chapter-9]", "[chapter-1]"))
-        page.wait_for_selector("h1:text-is('Cluster')", timeout=20_000)
+    page = browser.new_page()
+    page.goto(f"{origin}/vol1/glossary/cluster")
+    assert "one machine" in page.locator(".definition dd").inner_text()
+    term.write_text(term.read_text().replace("one machine", "one computer"))
+    page.wait_for_function(
+        "() => document.querySelector('.definition dd').textContent.includes('one computer')",
+        timeout=20_000,
+    )
+    term.write_text(term.read_text().replace("[chapter-1]", "[chapter-9]"))
+    page.wait_for_selector("h1:text-is('The record has 1 error')", timeout=20_000)
+    error = page.locator("ol.diagnostics li").inner_text()
+    assert "terms/cluster.md:4:" in error and "unknown chapter id 'chapter-9'" in error
+    term.write_text(term.read_text().replace("[chapter-9]", "[chapter-1]"))
+    page.wait_for_selector("h1:text-is('Cluster')", timeout=20_000)
