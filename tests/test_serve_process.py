@@ -16,7 +16,7 @@ import pytest
 from host_fixtures import SRC, fetch, origin_of, serve_process, stop
 from site_fixtures import write_record
 
-from sourcebook.commands.serve import loopback
+from sourcebook.commands.common import loopback
 from sourcebook.publish.site.serve import LISTEN_BACKLOG, make_server
 
 

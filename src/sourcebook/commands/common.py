@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import sys
 from pathlib import Path
@@ -47,3 +48,14 @@ def fail(message: str, output: str = "text", status: int = 2) -> NoReturn:
     else:
         click.echo(f"error: {message}", err=True)
     sys.exit(status)
+
+
+def loopback(host: str) -> bool:
+    """Whether `host` is reachable from this machine alone (`serve` and `notify serve` warn
+    of any other)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

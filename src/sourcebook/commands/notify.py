@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import RECORD, fail
+from sourcebook.commands.common import RECORD, fail, loopback
 
 if TYPE_CHECKING:
     from sourcebook.notify.database import Database
@@ -94,9 +94,9 @@ def serve(
 ) -> None:
     """Serve the sign-up service of RECORD, and send its emails."""
     from sourcebook.notify.logs import log
-    from sourcebook.notify.server import is_loopback, run
+    from sourcebook.notify.server import run
 
-    if not is_loopback(host):
+    if not loopback(host):
         click.echo(
             f"warning: listening on {host}, beyond this machine; put it behind a reverse "
             "proxy with TLS (see docs/notify.md)",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import signal
 import threading
 from functools import partial
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path
+from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path, loopback
 
 if TYPE_CHECKING:
     from sourcebook.live import LiveSite
@@ -85,16 +84,6 @@ def serve(
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
-
-
-def loopback(host: str) -> bool:
-    """Whether `host` is reachable from this machine alone."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def local_notify(record: Path, host: str, port: int) -> LocalService | None:

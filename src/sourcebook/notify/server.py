@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 import threading
 
@@ -10,15 +9,6 @@ import uvicorn
 
 from sourcebook.notify.app import create_app
 from sourcebook.notify.service import Service
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def make_server(service: Service, host: str, port: int) -> uvicorn.Server:
