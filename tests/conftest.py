@@ -38,19 +38,27 @@ MakeRecord = Callable[..., Path]
 
 
 @pytest.fixture(scope="session")
-def origin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The bundled record's site, built once for every browser test that reads it, and
-    served on 127.0.0.1; its origin. A test that needs another site defines its own."""
-    from site_fixtures import build, serving
+def bundled_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled record's site, built once for every test that only reads it."""
+    from site_fixtures import build
 
-    site = build(BUNDLED, tmp_path_factory.mktemp("bundled") / "site")
-    with serving(site) as url:
+    return build(BUNDLED, tmp_path_factory.mktemp("bundled") / "site")
+
+
+@pytest.fixture(scope="module")
+def origin(bundled_site: Path) -> Iterator[str]:
+    """The bundled site served on 127.0.0.1, for one module's tests; its origin. The server's
+    thread ends with the module: a process with other threads builds without forking. A
+    module that needs another site defines its own."""
+    from site_fixtures import serving
+
+    with serving(bundled_site) as url:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium, launched once for the browser tests."""
+    """Debian's Chromium, for one module's tests."""
     from site_fixtures import chromium
 
     with chromium() as launched:
