@@ -199,6 +199,22 @@ def test_a_symbolic_link_out_of_the_record_is_never_followed(box, name, target) 
     hostile.refused("build", "R010", name)
 
 
+def test_a_library_copy_linked_out_of_the_record_is_never_read(box) -> None:
+    """A Library item whose text is a link to /etc/passwd: the item is not read, so no
+    quote could be proved from whatever the machine holds there."""
+    hostile = box(
+        {
+            "library/S1.yaml": (
+                "kind: text\nsha256: " + "0" * 64 + "\nfile: copy.txt\nmedia_type: text/plain\n"
+                "size: 10\ncaptured: '2026-11-08'\nhow: a copy\nby: the maintainers\n"
+                "holds: the whole of the original\n"
+            )
+        }
+    )
+    hostile.link("library/S1.txt", "/etc/passwd")
+    hostile.refused("check", "R010", "library/S1.txt")
+
+
 def test_a_release_file_linked_out_of_the_record_is_never_read(box) -> None:
     hostile = box()
     _with_release(hostile)
