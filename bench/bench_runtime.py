@@ -25,7 +25,7 @@ from generate import STAMP, generate, stamp
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
-TRICKS = ("workers", "collector", "templates", "yaml", "exit")
+TRICKS = ("workers", "collector", "exit")
 
 
 def record(n: int, seed: int) -> Path:

@@ -1,10 +1,7 @@
 #!/usr/bin/env python3
-"""What the smaller speed-ups save, each timed in one process on the work it speeds up,
-which a machine shared with other work measures more steadily than whole builds:
-
-- `yaml`: every entity file of the record parsed, one after another;
-- `templates`: every page of the site rendered (not written), in this process;
-- `exit`: the end of a process holding the read, linked and checked record.
+"""What the smallest speed-up saves, timed on the work it speeds up, which a machine shared
+with other work measures more steadily than whole builds: `exit`, the end of a process
+holding the read, linked and checked record.
 
     python bench/bench_runtime_parts.py [--size 10000] [--seed 0] [--repeat 3]
 
@@ -18,27 +15,8 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 
 from bench_runtime import record
-
-
-def best(repeat: int, work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return min(times)
-
-
-def both_ways(name: str, repeat: int, work: Callable[[], object]) -> tuple[float, float]:
-    os.environ["SOURCEBOOK_PLAIN"] = ""
-    fast = best(repeat, work)
-    os.environ["SOURCEBOOK_PLAIN"] = name
-    plain = best(repeat, work)
-    os.environ["SOURCEBOOK_PLAIN"] = ""
-    return fast, plain
 
 
 def main() -> None:
@@ -48,33 +26,6 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     root = record(args.size, args.seed)
-
-    from sourcebook.derive import derive_checked
-    from sourcebook.pipeline import check
-    from sourcebook.publish.site.build import SiteBuild
-    from sourcebook.read.frontmatter import parse
-
-    files = sorted(root.glob("*/*.md"))
-    texts = [(f.read_text(encoding="utf-8"), str(f)) for f in files]
-    figures = {}
-    figures["yaml"] = both_ways("yaml", args.repeat, lambda: [parse(t, f) for t, f in texts])
-    checked = check(root)
-    assert checked.record is not None
-
-    def render_all() -> None:
-        with SiteBuild(checked.record, checked.graph, jobs=1) as site:  # type: ignore[arg-type]
-            site.cite(checked.proofs)
-            prepared = site._prepared
-            assert prepared is not None
-            prepared.view.use_derived(derived)
-            from sourcebook.publish.site.render import Writer
-
-            writer = Writer(prepared.view.env, prepared.view, root)
-            for page in prepared.pages:
-                writer.render(page)
-
-    derived = derive_checked(checked)
-    figures["templates"] = both_ways("templates", 1, render_all)
 
     # The exit: a process that checks the record, then leaves by exit_now or not.
     exit_code = (
@@ -92,7 +43,7 @@ def main() -> None:
             runs.append(time.perf_counter() - float(done.stdout.split()[-1]))
         return min(runs)
 
-    figures["exit"] = (exit_seconds(""), exit_seconds("exit"))
+    figures = {"exit": (exit_seconds(""), exit_seconds("exit"))}
     print(f"N={args.size:,}, best of {args.repeat}: seconds with the speed-up, without it")
     for name, (fast, plain) in figures.items():
         print(f"  {name:<10} {fast:6.2f} s  {plain:6.2f} s  saves {plain - fast:5.2f} s")

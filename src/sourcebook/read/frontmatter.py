@@ -9,8 +9,6 @@ import yaml
 
 from sourcebook.diagnostics import Pos
 from sourcebook.model.base import Place
-from sourcebook.runtime.switches import fast
-from sourcebook.runtime.yaml import FastResolve
 
 try:
     from yaml import CSafeLoader as SafeLoader
@@ -20,18 +18,14 @@ except ImportError:  # pragma: no cover - libyaml is present on every supported 
 Path_ = tuple[str | int, ...]
 
 
-class PlainRecordLoader(SafeLoader):  # type: ignore[misc,valid-type]
+class RecordLoader(SafeLoader):  # type: ignore[misc,valid-type]
     """YAML as usual, but days stay text: the model checks them and says where one is wrong."""
 
 
-PlainRecordLoader.yaml_implicit_resolvers = {
+RecordLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()
 }
-
-
-class RecordLoader(FastResolve, PlainRecordLoader):
-    """The same, resolving tags faster (the `yaml` speed-up)."""
 
 
 class FrontMatterError(Exception):
@@ -170,18 +164,19 @@ def parse(text: str, file: str) -> Parsed:
     yaml_text, yaml_line, body, body_line = split(text, file)
     within_budget(yaml_text, file, yaml_line)
     parsed = Parsed(file, {}, body, body_line)
-    quick = fast("yaml")
-    loader = (RecordLoader if quick else PlainRecordLoader)(yaml_text)
+    loader = RecordLoader(yaml_text)
+    node = None
     try:
         node = loader.get_single_node()
-        if node is None or quick and _Builder(loader, parsed, yaml_line, yaml_text).build(node):
+        if node is None:
             return parsed
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         raise _malformed(exc, file, yaml_line) from None
     except (yaml.YAMLError, ValueError, OverflowError) as exc:
+        line, col = _unbuildable(loader, node, yaml_line) if node is not None else (yaml_line, 1)
         raise FrontMatterError(
-            Pos(file, yaml_line, 1), "R001", f"malformed YAML: {_plain(exc)}"
+            Pos(file, line, col), "R001", f"malformed YAML: {_plain(exc)}"
         ) from None
     finally:
         loader.dispose()
@@ -197,6 +192,27 @@ def parse(text: str, file: str) -> Parsed:
     parsed = Parsed(file, data, body, body_line)
     _walk(node, (), parsed, yaml_line, yaml_text)
     return parsed
+
+
+def _unbuildable(loader: RecordLoader, node: yaml.Node, base: int) -> Place:
+    """Where the value stands that PyYAML could not build (a number of thousands of digits):
+    its constructor says what went wrong but not where."""
+    stack, seen = [node], set()
+    while stack:
+        each = stack.pop()
+        if id(each) in seen:  # an alias, maybe of a collection that holds itself
+            continue
+        seen.add(id(each))
+        if isinstance(each, yaml.ScalarNode):
+            try:
+                loader.construct_object(each)
+            except (yaml.YAMLError, ValueError, OverflowError):
+                return (base + each.start_mark.line, each.start_mark.column + 1)
+        elif isinstance(each, yaml.MappingNode):
+            stack.extend(value for pair in reversed(each.value) for value in reversed(pair))
+        elif isinstance(each, yaml.SequenceNode):
+            stack.extend(reversed(each.value))
+    return (base, 1)
 
 
 def _plain(exc: Exception) -> str:
@@ -218,98 +234,6 @@ def _malformed(exc: yaml.MarkedYAMLError, file: str, yaml_line: int) -> FrontMat
         f"malformed YAML: {problem}",
         "check indentation and quote values that contain ': ' or start with a symbol",
     )
-
-
-_STR = "tag:yaml.org,2002:str"
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
-_SCALARS = {
-    "tag:yaml.org,2002:null": "construct_yaml_null",
-    "tag:yaml.org,2002:bool": "construct_yaml_bool",
-    "tag:yaml.org,2002:int": "construct_yaml_int",
-    "tag:yaml.org,2002:float": "construct_yaml_float",
-}
-
-
-class _Unusual(Exception):
-    """Front matter that only PyYAML's constructor may build: anchors, merge keys, other tags."""
-
-
-class _Builder:
-    """Builds the values of plain front matter and records every position in one walk
-    (the `yaml` speed-up: PyYAML's constructor passed over).
-
-    It yields what PyYAML's SafeConstructor followed by `_walk` would, for mappings,
-    sequences and str, null, bool, int and float scalars each used once; anything else
-    (or any error) sends the document back to them.
-    """
-
-    def __init__(self, loader: PlainRecordLoader, parsed: Parsed, base: int, text: str):
-        self.scalars = {tag: getattr(loader, name) for tag, name in _SCALARS.items()}
-        self.parsed, self.base, self.text = parsed, base, text
-        self.seen: set[int] = set()
-
-    def build(self, node: yaml.Node) -> bool:
-        """Fill `parsed` from a mapping node; False (and `parsed` half filled) where the
-        document needs PyYAML's constructor."""
-        if not isinstance(node, yaml.MappingNode):
-            return False
-        try:
-            self.parsed.data = self._value(node, ())
-        except FrontMatterError:
-            raise
-        except Exception:  # whatever went wrong, the full constructor says it as before
-            return False
-        return True
-
-    def _value(self, node: yaml.Node, path: Path_) -> Any:
-        places = self.parsed.places
-        if path not in places:
-            places[path] = _start(node, self.base, self.text)
-        if isinstance(node, yaml.ScalarNode):
-            if node.end_mark.line > node.start_mark.line:
-                self.parsed.spans[path] = _span(node, self.text)
-            return self._scalar(node)
-        if id(node) in self.seen:
-            raise _Unusual("an alias of a collection")
-        self.seen.add(id(node))
-        if node.tag == _MAP and isinstance(node, yaml.MappingNode):
-            return self._mapping(node, path)
-        if node.tag == _SEQ and isinstance(node, yaml.SequenceNode):
-            return [self._value(item, (*path, i)) for i, item in enumerate(node.value)]
-        raise _Unusual(node.tag)
-
-    def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict:
-        places, base = self.parsed.places, self.base
-        mapping: dict = {}
-        seen: set[str] = set()
-        for key, value in node.value:
-            if not isinstance(key, yaml.ScalarNode):
-                raise _Unusual("a key that is not a scalar")
-            name = str(key.value)
-            if name in seen:
-                key_pos = Pos(
-                    self.parsed.file, base + key.start_mark.line, key.start_mark.column + 1
-                )
-                self.parsed.duplicate_keys.append((name, key_pos))
-            seen.add(name)
-            if not isinstance(value, yaml.ScalarNode):
-                places[(*path, name)] = (base + key.start_mark.line, key.start_mark.column + 1)
-            mapping[self._scalar(key)] = self._value(value, (*path, name))
-        return mapping
-
-    def _scalar(self, node: yaml.ScalarNode) -> Any:
-        if node.tag == _STR:
-            return node.value
-        construct = self.scalars.get(node.tag)
-        if construct is None:
-            raise _Unusual(node.tag)
-        try:
-            return construct(node)
-        except ValueError as exc:
-            mark = node.start_mark
-            pos = Pos(self.parsed.file, self.base + mark.line, mark.column + 1)
-            raise FrontMatterError(pos, "R001", f"malformed YAML: {_plain(exc)}") from None
 
 
 def _walk(node: yaml.Node, path: Path_, parsed: Parsed, base: int, text: str) -> None:

@@ -7,13 +7,9 @@ None of them changes what is built: the same record gives the same bytes either 
   forked worker processes (`runtime.workers`);
 - `collector`: Python's cycle collector held off while the record's objects are made, and
   in the workers (`runtime.collector`);
-- `templates`: Jinja's compiled templates write values through a faster escape and call
-  the view's methods without Jinja's checks (`runtime.templates`);
-- `yaml`: PyYAML's resolver and constructor passed over for plain front matter
-  (`runtime.yaml` and `read.frontmatter`);
 - `exit`: the CLI leaves without freeing the record object by object (`runtime.exit`).
 
-`SOURCEBOOK_PLAIN=1` (or `all`) turns every one off; `SOURCEBOOK_PLAIN=templates,yaml`
+`SOURCEBOOK_PLAIN=1` (or `all`) turns every one off; `SOURCEBOOK_PLAIN=collector,exit`
 turns off those named. bench/bench_runtime.py measures what each saves.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-TRICKS = ("workers", "collector", "templates", "yaml", "exit")
+TRICKS = ("workers", "collector", "exit")
 ENVIRONMENT = "SOURCEBOOK_PLAIN"
 """`1` or `all`: every speed-up off; or a comma-separated list of those to turn off."""
 

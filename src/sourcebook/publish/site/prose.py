@@ -22,7 +22,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from sourcebook.link import prose as marks
 from sourcebook.link.graph import resolve_wiki
@@ -32,9 +32,16 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.publish.site.urls import Urls
-from sourcebook.runtime.templates import escape_text as _escape
 
 Key = tuple[str, str]
+
+
+def _escape(text: str) -> str:
+    """markupsafe's escape, as a plain str: what Python writes into the HTML is escaped as
+    the templates escape what they write."""
+    return str(escape(text))
+
+
 _KIND_RANK = {k.name: i for i, k in enumerate(KINDS)}
 MARKUP_CHARS = re.compile(r"[][*_`<>&\\~|\r\0\t]")
 """Characters Markdown might read as markup wherever they stand."""

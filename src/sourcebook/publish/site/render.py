@@ -29,6 +29,7 @@ from jinja2 import (
     select_autoescape,
 )
 from jinja2.loaders import split_template_path
+from jinja2.sandbox import SandboxedEnvironment
 
 from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site import api
@@ -37,7 +38,6 @@ from sourcebook.publish.site.pages import Page
 from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.read.paths import Confined
-from sourcebook.runtime.templates import environment_class
 from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
 HERE = Path(__file__).parent
@@ -62,7 +62,7 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
     overridden = any(confined.files(own, ""))
     loaders: list[Any] = [ConfinedLoader(own, confined)] if overridden else []
     loaders += [builtin, PrefixLoader({"sourcebook": builtin})]
-    kind = environment_class(sandboxed=overridden)
+    kind = SandboxedEnvironment if overridden else Environment
     env = kind(
         loader=ChoiceLoader(loaders),
         autoescape=select_autoescape(default=True, default_for_string=True),

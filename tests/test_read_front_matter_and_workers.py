@@ -1,5 +1,5 @@
-"""The fast paths of reading give exactly what the plain ones give: front matter built in
-one walk against PyYAML's constructor, and files read by forked workers against one by one."""
+"""Reading: front matter as PyYAML builds it, with every value placed; files read by forked
+workers as one by one; entities pickled back as they were."""
 
 from __future__ import annotations
 
@@ -47,48 +47,58 @@ def parse(text: str) -> frontmatter.Parsed | tuple:
         return (exc.code, exc.message, exc.pos)
 
 
-def parsed_both_ways(text: str) -> tuple:
-    fast = parse(text)
-    original = frontmatter._Builder.build
-    frontmatter._Builder.build = lambda self, node: False  # type: ignore[method-assign]
-    try:
-        plain = parse(text)
-    finally:
-        frontmatter._Builder.build = original  # type: ignore[method-assign]
-    return fast, plain
-
-
-def same(fast, plain) -> None:
-    if isinstance(plain, tuple):
-        assert fast == plain
-        return
-    assert fast.data == plain.data
-    assert fast.places == plain.places
-    assert fast.spans == plain.spans
-    assert fast.duplicate_keys == plain.duplicate_keys
-    assert (fast.body, fast.body_line) == (plain.body, plain.body_line)
+def test_front_matter_reads_as_pyyaml_reads_it_with_every_value_placed() -> None:
+    parsed = parse("---\ntitle: A\nnote: >-\n  folded\n  over\nlist:\n  - 1\n  - x\n---\n")
+    assert not isinstance(parsed, tuple)
+    assert parsed.data == {"title": "A", "note": "folded over", "list": [1, "x"]}
+    assert parsed.places[("title",)] == (2, 8)
+    assert parsed.places[("note",)] == (4, 3)
+    assert parsed.places[("list", 1)] == (8, 5)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(KEYS, VALUES, min_size=1, max_size=6), STYLES)
-def test_front_matter_built_in_one_walk_is_what_pyyaml_builds(data: dict, style) -> None:
+def test_front_matter_is_what_pyyaml_builds_and_every_value_has_a_place(data: dict, style) -> None:
     text = yaml.safe_dump(data, allow_unicode=True, default_style=style, width=40)
-    same(*parsed_both_ways(f"---\n{text}---\nBody.\n"))
+    parsed = parse(f"---\n{text}---\nBody.\n")
+    if isinstance(parsed, tuple):  # what PyYAML cannot build is an error at its place
+        assert parsed[0] == "R001"
+        return
+    assert parsed.data == yaml.load(text, Loader=frontmatter.RecordLoader)  # noqa: S506
+    assert parsed.body == "Body.\n"
+    for path in _paths(parsed.data):
+        assert path in parsed.places
+
+
+def _paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _paths(inner, (*path, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from _paths(inner, (*path, index))
 
 
 @pytest.mark.parametrize(
-    "front",
+    ("front", "data"),
     [
-        "title: A\ntitle: B\n",  # a key given twice
-        "a: &x [1, 2]\nb: *x\n",  # an alias of a collection
-        "<<: {a: 1}\nb: 2\n",  # a merge key
-        "a: !!binary aGk=\n",  # another tag
-        "? [1, 2]\n: x\n",  # a key that is not a scalar
-        "note: >-\n  folded\n  over lines\nlist:\n  - |\n    kept\n    lines\n",
+        ("a: &x [1, 2]\nb: *x\n", {"a": [1, 2], "b": [1, 2]}),  # an alias of a collection
+        ("<<: {a: 1}\nb: 2\n", {"a": 1, "b": 2}),  # a merge key
+        ("a: !!binary aGk=\n", {"a": b"hi"}),  # another tag
+        ("when: 2026-11-08\n", {"when": "2026-11-08"}),  # days stay text
     ],
 )
-def test_unusual_front_matter_reads_as_before(front: str) -> None:
-    same(*parsed_both_ways(f"---\n{front}---\n"))
+def test_unusual_front_matter_reads_as_pyyaml_reads_it(front: str, data: dict) -> None:
+    parsed = parse(f"---\n{front}---\n")
+    assert not isinstance(parsed, tuple)
+    assert parsed.data == data
+
+
+def test_a_key_given_twice_is_reported_where_it_stands_again() -> None:
+    parsed = parse("---\ntitle: A\nnote: x\ntitle: B\n---\n")
+    assert not isinstance(parsed, tuple)
+    assert [(name, pos.line, pos.col) for name, pos in parsed.duplicate_keys] == [("title", 4, 1)]
 
 
 def test_files_read_by_workers_are_read_as_one_by_one(tmp_path: Path, monkeypatch) -> None:
