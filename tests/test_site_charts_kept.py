@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sourcebook.publish.site import vega
-from sourcebook.publish.site.vega import draw_kept, full_spec, inline_svg
+from sourcebook.publish.site.vega import Drawing, full_spec, inline_svg
 
 SPEC = {"mark": "bar", "encoding": {"x": {"field": "a"}, "y": {"field": "b"}}}
 
@@ -18,19 +18,18 @@ def spec(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return full_spec(SPEC, rows)
 
 
-def no_engine(specs: Any) -> dict[str, str]:
-    if specs:
-        raise AssertionError(f"the engine was started for {[c for c, _ in specs]}")
-    return {}
+def draw_kept(specs: list[tuple[str, dict[str, Any]]], kept: Path | None) -> dict[str, str]:
+    return Drawing(specs, kept).result()
 
 
-def test_an_unchanged_chart_is_taken_from_the_folder(tmp_path: Path, monkeypatch) -> None:
+def test_an_unchanged_chart_is_taken_from_the_folder(tmp_path: Path) -> None:
     specs = [("a", spec([{"a": "x", "b": 1}])), ("b", spec([{"a": "y", "b": 2}]))]
     first = draw_kept(specs, tmp_path)
     assert set(first) == {"a", "b"} and all(s.startswith("<svg") for s in first.values())
     assert len(list(tmp_path.glob("*.svg"))) == 2
-    monkeypatch.setattr(vega, "draw_all", no_engine)
-    assert draw_kept(specs, tmp_path) == first
+    again = Drawing(specs, tmp_path)
+    assert not again.started
+    assert again.result() == first
 
 
 def test_a_chart_whose_data_changed_is_drawn_again_and_the_old_drawing_goes(
@@ -44,9 +43,20 @@ def test_a_chart_whose_data_changed_is_drawn_again_and_the_old_drawing_goes(
     assert after.read_text(encoding="utf-8") == drawn["a"]
 
 
-def test_without_a_folder_every_chart_is_drawn(monkeypatch) -> None:
-    monkeypatch.setattr(vega, "draw_all", lambda specs: {c: "<svg/>" for c, _ in specs})
-    assert draw_kept([("a", spec([]))], None) == {"a": "<svg/>"}
+def test_without_a_folder_every_chart_is_drawn(tmp_path: Path) -> None:
+    specs = [("a", spec([{"a": "x", "b": 1}]))]
+    draw_kept(specs, None)
+    drawing = Drawing(specs, None)
+    assert drawing.started
+    assert drawing.result()["a"].startswith("<svg")
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_drawing_that_is_left_is_stopped() -> None:
+    drawing = Drawing([("a", spec([{"a": "x", "b": 1}]))], None)
+    child = drawing._child
+    drawing.close()
+    assert child is not None and not child.is_alive()
 
 
 def test_a_kept_drawing_is_pared_as_a_fresh_one_is(tmp_path: Path) -> None:

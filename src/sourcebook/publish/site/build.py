@@ -21,6 +21,7 @@ from sourcebook.publish.site.feeds import feed
 from sourcebook.publish.site.machine_page import machine_of
 from sourcebook.publish.site.pages import (
     CSV_TEMPLATE,
+    DRAWN_TEMPLATES,
     FEED_TEMPLATE,
     NOT_FOUND_URL,
     PDF_TEMPLATE,
@@ -53,11 +54,14 @@ from sourcebook.publish.site.render import (
     write_pages,
 )
 from sourcebook.publish.site.search import (
+    LEFT_OUT,
     Indexed,
+    Indexing,
     SearchError,
     SearchJob,
     bundle_path,
     entries,
+    indexed_url,
     page_attributes,
 )
 from sourcebook.publish.site.series import InSeries
@@ -267,21 +271,58 @@ class SiteBuild:
             self._adopt_prose()
             copy_files(site.copies, staging)
             assert view.env is not None
-            write_pages(Writer(view.env, view, staging, FILE_WRITERS), pages, site.jobs, tick)
+            writer = Writer(view.env, view, staging, FILE_WRITERS)
+            drawn = [page for page in pages if page.template in DRAWN_TEMPLATES]
+            others = [page for page in pages if page.template not in DRAWN_TEMPLATES]
+            write_pages(writer, others, site.jobs, tick)
             write_file(staging / site.previews, previews_json(view).encode("utf-8"))
-            job = SearchJob(view.urls.base, site.record.settings.site.language, entries(view))
-            self.indexed = job.run(staging, staging) if self._search else None
-            self.search_job = job
+            job = self.search_job = SearchJob(
+                view.urls.base, site.record.settings.site.language, entries(view)
+            )
+            indexing = job.begin(staging, staging) if self._search else None
+            try:
+                later = self._write_drawn(writer, drawn, indexing)
+                tick(len(drawn))
+                self.indexed = indexing.finish(later) if indexing is not None else None
+            finally:
+                if indexing is not None:
+                    indexing.close()
         except (RenderError, SearchError) as exc:
             raise BuildError(str(exc)) from None
+        finally:
+            view.drawn.close()
         return len(pages)
 
+    def _write_drawn(
+        self, writer: Writer, pages: list[Page], indexing: Indexing | None
+    ) -> list[tuple[str, str]]:
+        """The pages that show the charts, made once the charts are drawn (which went on
+        beside the other pages, and goes on beside their indexing), and written once search
+        has read the others; (URL, HTML) of each page search indexes, for it to add."""
+        self._drawings_done()
+        made = [(page, writer.content(page)) for page in pages]
+        if indexing is not None:
+            indexing.wait()
+        later = []
+        for page, content in made:
+            writer.write(page, content)
+            if page.template.endswith(".html") and page.template not in LEFT_OUT:
+                later.append((indexed_url(page.url), content.decode("utf-8")))
+        return later
+
     def _use_derived(self, derived: Derived) -> None:
-        """The computed values the pages show, and the charts drawn from them."""
+        """The computed values the pages show; the charts drawn from them are begun."""
+        site = self._prepared
+        assert site is not None
+        site.view.use_derived(derived)
+
+    def _drawings_done(self) -> None:
+        """Wait for the charts' drawings; a chart that cannot be drawn is an error at its
+        spec."""
         site = self._prepared
         assert site is not None
         try:
-            site.view.use_derived(derived)
+            site.view.drawn.finish()
         except ChartRenderError as exc:
             chart = site.record.get("chart", exc.chart)
             where = f"{chart.pos('spec')}: " if chart is not None else ""

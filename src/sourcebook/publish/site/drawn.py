@@ -1,10 +1,14 @@
 """The record's charts as a page shows them: each drawn once per build, its data as a
-table (figures linked to their rows) and as CSV."""
+table (figures linked to their rows) and as CSV.
+
+The drawing is started as soon as the data is known and goes on beside the pages that do
+not show it (`start`); the pages that do are written once it is done (`finish`)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +19,9 @@ from sourcebook.derive.charts import ChartData
 from sourcebook.model.figures import Placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
+from sourcebook.publish.site.pages import DRAWN_TEMPLATES
 from sourcebook.publish.site.urls import Urls
-from sourcebook.publish.site.vega import ChartRenderError, draw_kept, full_spec, inline_svg
+from sourcebook.publish.site.vega import ChartRenderError, Drawing, full_spec, inline_svg
 from sourcebook.publish.site.wording import number
 
 FIGURE_COLUMNS = ("figure", "figures")
@@ -28,20 +33,30 @@ class DrawnCharts:
         self.record = record
         self.urls = urls
         self.kept = kept
-        """Where the drawings are kept between builds (see `vega.draw_kept`); None: nowhere."""
+        """Where the drawings are kept between builds (see `vega.Drawing`); None: nowhere."""
         self._data = {d.chart: d for d in derived.charts}
         self._svg: dict[str, Markup] = {}
         self._raw: dict[str, str] = {}
         self._figure_urls: dict[str, str] | None = None
+        self._drawing: Drawing | None = None
+        self._owner = os.getpid()
 
-    def draw(self) -> None:
-        """Draw every chart that has data; raises ChartRenderError naming the chart."""
+    def start(self) -> None:
+        """Start drawing every chart that has data, in a child process."""
         specs = []
         for chart in self.charts():
             data = self._data.get(chart.id)
             if data is not None and data.error is None:
                 specs.append((chart.id, full_spec(chart.spec, data.records())))
-        for chart_id, raw in draw_kept(specs, self.kept).items():
+        self._drawing = Drawing(specs, self.kept)
+        self._owner = os.getpid()
+
+    def finish(self) -> None:
+        """Wait for the drawings; raises ChartRenderError naming a chart that cannot be."""
+        drawing, self._drawing = self._drawing, None
+        if drawing is None:
+            return
+        for chart_id, raw in drawing.result().items():
             chart = self.chart(chart_id)
             try:
                 svg = inline_svg(
@@ -51,6 +66,17 @@ class DrawnCharts:
                 raise ChartRenderError(chart_id, f"its drawing is not SVG ({exc})") from None
             self._svg[chart_id] = svg
             self._raw[chart_id] = str(svg)
+
+    def close(self) -> None:
+        """Stop drawing, where the build ends before it waited."""
+        if self._drawing is not None:
+            self._drawing.close()
+            self._drawing = None
+
+    def draw(self) -> None:
+        """Draw every chart that has data, waiting for them."""
+        self.start()
+        self.finish()
 
     def charts(self) -> list[Chart]:
         return [c for c in self.record.of("chart") if isinstance(c, Chart)]
@@ -64,11 +90,25 @@ class DrawnCharts:
         return self._data.get(chart.id)
 
     def svg(self, chart: Chart) -> Markup:
+        self._drawn()
         return self._svg.get(chart.id, Markup(""))
 
     def svg_text(self, chart_id: str) -> str | None:
         """The drawing as a file of its own (the paper's PDF embeds it)."""
+        self._drawn()
         return self._raw.get(chart_id)
+
+    def _drawn(self) -> None:
+        """The drawings, waited for where they are still being drawn. A page worker, forked
+        from the build, cannot wait for them: the pages that show them are written after."""
+        if self._drawing is not None:
+            if os.getpid() != self._owner:
+                raise ChartRenderError(
+                    "?",
+                    "a chart is drawn only on the pages written after the drawing "
+                    f"({', '.join(sorted(DRAWN_TEMPLATES))})",
+                )
+            self.finish()
 
     def headings(self, chart: Chart) -> list[str]:
         """Each column's heading: the title the spec gives its field, else its name."""

@@ -257,6 +257,8 @@ def _data(releases: Sequence[Release], urls: Urls) -> Iterator[Page]:
 CSV_TEMPLATE = "chart:csv"
 PDF_TEMPLATE = "paper:pdf"
 """Pseudo-templates of files that are not pages: a chart's data, the paper typeset."""
+DRAWN_TEMPLATES = frozenset({"observatory.html", "paper.html", PDF_TEMPLATE})
+"""The pages that show the charts' drawings: written once the drawing is done."""
 
 
 def chart_list(record: Record) -> list[Entity]:

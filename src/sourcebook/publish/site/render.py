@@ -162,17 +162,21 @@ class Writer:
     def path(self, page: Page) -> Path:
         return self.out / Urls.file_for(page.url)
 
-    def write(self, page: Page) -> None:
+    def content(self, page: Page) -> bytes:
+        """The page's file, as it is written."""
+        made = self.files.get(page.template)
+        if made is not None:
+            with template_errors(f"while writing {page.url}"):
+                return made(self.view, page)
+        return self.render(page).encode("utf-8")
+
+    def write(self, page: Page, content: bytes | None = None) -> None:
+        """Write the page (`content`, where it was made before)."""
         path = self.path(page)
         if path.parent not in self._made:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._made.add(path.parent)
-        made = self.files.get(page.template)
-        if made is not None:
-            with template_errors(f"while writing {page.url}"):
-                write_file(path, made(self.view, page))
-        else:
-            write_file(path, self.render(page).encode("utf-8"))
+        write_file(path, self.content(page) if content is None else content)
 
 
 class RenderError(Exception):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from typing import IO, Any
 from markupsafe import Markup
 
 from sourcebook.publish.site.swap import write_file
+from sourcebook.publish.site.urls import Urls
 
 FOLDER = "pagefind"
 ANCHORED = ("indicator", "correction")
@@ -84,8 +86,12 @@ class SearchJob:
     def run(self, site: Path, into: Path) -> Indexed:
         """Index the site built at `site`; write the index under `into`, where the site's
         URLs expect it (`into` is the site itself for `build`)."""
-        folder = bundle_path(self.base).strip("/")
-        return index_site(site, into / folder, self.language, self.entries)
+        with self.begin(site, into) as indexing:
+            return indexing.finish()
+
+    def begin(self, site: Path, into: Path) -> Indexing:
+        """`run`, begun in the background; see `Indexing`."""
+        return Indexing(site, into / bundle_path(self.base).strip("/"), self.language, self.entries)
 
 
 def bundle_path(base: str) -> str:
@@ -95,25 +101,94 @@ def bundle_path(base: str) -> str:
 
 def index_site(site: Path, output: Path, language: str, entries: Sequence[Entry] = ()) -> Indexed:
     """Index the built pages under `site` and `entries`; write the bundle into `output`."""
-    started = time.perf_counter()
-    language = language.split("-", 1)[0].lower() or "en"  # Pagefind takes ISO 639-1
-    with _Service() as service:
-        config = {"force_language": language, "exclude_selectors": [LISTED]}
-        index = service.ask({"type": "NewIndex", "config": config})["index_id"]
-        pages = service.ask({"type": "AddDir", "index_id": index, "path": str(site.resolve())})
-        for entry in entries:
-            service.ask(_record(index, entry, language))
+    with Indexing(site, output, language, entries) as indexing:
+        return indexing.finish()
+
+
+class Indexing:
+    """The index of a built site being made while the build goes on: Pagefind reads the
+    pages written so far, waited for by a thread of this process (Pagefind works in its
+    own), and the pages written after (`finish(later)`) are given to it as text."""
+
+    def __init__(self, site: Path, output: Path, language: str, entries: Sequence[Entry] = ()):
+        self._started = time.perf_counter()
+        self._output = output
+        self._language = language.split("-", 1)[0].lower() or "en"  # Pagefind takes ISO 639-1
+        self._entries = entries
+        self._pages: dict[str, Any] = {}
+        self._error: SearchError | None = None
+        self._thread: threading.Thread | None = None
+        self._service = _Service()
+        self._service.__enter__()
+        try:
+            config = {"force_language": self._language, "exclude_selectors": [LISTED]}
+            self._index = self._service.ask({"type": "NewIndex", "config": config})["index_id"]
+        except BaseException:
+            self.close()
+            raise
+        self._thread = threading.Thread(target=self._read, args=(site,), name="pagefind")
+        self._thread.start()
+
+    def __enter__(self) -> Indexing:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _read(self, site: Path) -> None:
+        try:
+            self._pages = self._service.ask(
+                {"type": "AddDir", "index_id": self._index, "path": str(site.resolve())}
+            )
+        except SearchError as exc:
+            self._error = exc
+
+    def wait(self) -> None:
+        """Wait until Pagefind has read the pages written before it began."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            raise self._error
+
+    def finish(self, later: Sequence[tuple[str, str]] = ()) -> Indexed:
+        """Add `later`, (URL, HTML) of the pages written since it began, and the entries;
+        write the index."""
+        self.wait()
+        service, index = self._service, self._index
+        pages = int(self._pages.get("page_count", 0))
+        for url, html in later:
+            service.ask({"type": "AddFile", "index_id": index, "url": url, "file_contents": html})
+            pages += 1
+        for entry in self._entries:
+            service.ask(_record(index, entry, self._language))
         # Pagefind's own WriteFiles answers before its files are all on disk, and leaves
         # some empty where the service then ends: the files are taken and written here.
         files = service.ask({"type": "GetFiles", "index_id": index})["files"]
-    for file in files:
-        if file["path"].startswith(UNUSED):
-            continue
-        path = _inside(output, file["path"])
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_file(path, base64.b64decode(file["content"]))
-    seconds = time.perf_counter() - started
-    return Indexed(int(pages.get("page_count", 0)), seconds, len(entries), output)
+        service.__exit__()
+        for file in files:
+            if file["path"].startswith(UNUSED):
+                continue
+            path = _inside(self._output, file["path"])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_file(path, base64.b64decode(file["content"]))
+        seconds = time.perf_counter() - self._started
+        return Indexed(pages, seconds, len(self._entries), self._output)
+
+    def close(self) -> None:
+        """Stop Pagefind, whatever it is doing."""
+        self._service.kill()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._service.__exit__()
+
+
+def indexed_url(url: str) -> str:
+    """The URL search gives a page, as Pagefind makes it from the page's file: its folder,
+    for an `index.html`."""
+    path = "/" + Urls.file_for(url)
+    return path.removesuffix("index.html")
 
 
 def _inside(folder: Path, relative: str) -> Path:
@@ -192,6 +267,11 @@ class _Service:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+    def kill(self) -> None:
+        """End the service now: a question being waited for is answered by an error."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
 
     def ask(self, payload: dict[str, Any]) -> dict[str, Any]:
         process = self._process

@@ -116,11 +116,11 @@ class SiteView:
 
     def use_derived(self, derived: Derived) -> None:
         """What derive computed, for the pages that show it; no prose depends on it. The
-        charts are drawn now: raises ChartRenderError for one that cannot be."""
+        charts' drawing begins (`drawn.finish` waits for it)."""
         self.computed = Computed(derived)
         kept = state_folder(self.record.root, "charts") if self.record.of("chart") else None
         self.drawn = DrawnCharts(self.record, derived, self.urls, kept)
-        self.drawn.draw()
+        self.drawn.start()
         self.once.clear()
 
     # The page being rendered.
