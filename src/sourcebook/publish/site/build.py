@@ -281,8 +281,7 @@ class SiteBuild:
             )
             indexing = job.begin(staging, staging) if self._search else None
             try:
-                later = self._write_drawn(writer, drawn, indexing)
-                tick(len(drawn))
+                later = self._write_drawn(writer, drawn, indexing, tick)
                 self.indexed = indexing.finish(later) if indexing is not None else None
             finally:
                 if indexing is not None:
@@ -294,7 +293,11 @@ class SiteBuild:
         return len(pages)
 
     def _write_drawn(
-        self, writer: Writer, pages: list[Page], indexing: Indexing | None
+        self,
+        writer: Writer,
+        pages: list[Page],
+        indexing: Indexing | None,
+        tick: Callable[[int], None],
     ) -> list[tuple[str, str]]:
         """The pages that show the charts, made once the charts are drawn (which went on
         beside the other pages, and goes on beside their indexing), and written once search
@@ -306,6 +309,7 @@ class SiteBuild:
         later = []
         for page, content in made:
             writer.write(page, content)
+            tick(1)
             if page.template.endswith(".html") and page.template not in LEFT_OUT:
                 later.append((indexed_url(page.url), content.decode("utf-8")))
         return later
