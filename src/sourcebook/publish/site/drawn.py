@@ -87,11 +87,12 @@ class DrawnCharts:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return escape(number(value)), True
         if column in FIGURE_COLUMNS:
-            links = [self._figure_link(f.strip()) for f in str(value).split(",") if f.strip()]
+            links = [self.figure_link(f.strip()) for f in str(value).split(",") if f.strip()]
             return Markup(", ").join(links), False
         return escape(value), False
 
-    def _figure_link(self, figure: str) -> Markup:
+    def figure_link(self, figure: str) -> Markup:
+        """A figure's id linked to its row on its owner's page; the id alone where it has none."""
         url = self.figure_urls().get(figure)
         if url is None:
             return escape(figure)
