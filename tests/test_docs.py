@@ -67,3 +67,22 @@ def test_every_notify_setting_is_documented():
     notify = (REPO / "docs" / "notify.md").read_text(encoding="utf-8")
     for field in Notify.model_fields:
         assert f"| `{field}` |" in notify, f"[notify] {field} is not in docs/notify.md"
+
+
+def test_every_part_templates_call_is_documented():
+    """A record's own templates call the view's parts: docs/site.md names each method."""
+    from sourcebook.publish.site.figures import Figures
+    from sourcebook.publish.site.links import Links
+    from sourcebook.publish.site.page_prose import PageProse
+    from sourcebook.publish.site.query import Query
+
+    site = (REPO / "docs" / "site.md").read_text(encoding="utf-8")
+    parts = {"links": Links, "prose": PageProse, "figures": Figures, "query": Query}
+    missing = [
+        f"{name}.{method}"
+        for name, part in parts.items()
+        for method in vars(part)
+        if not method.startswith("_") and callable(getattr(part, method))
+        if f"`{name}.{method}" not in site
+    ]
+    assert not missing, f"not in docs/site.md: {missing}"

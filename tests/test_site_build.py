@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import shutil
 from pathlib import Path
 
 import pytest
+from conftest import BUNDLED
 from site_fixtures import build, page, write_record
 
 from sourcebook import pipeline
@@ -158,6 +160,17 @@ def test_a_record_overrides_templates_and_static_files(tmp_path: Path) -> None:
     assert (site / "vol1/static/site.css").read_text() == "body { color: black; }"
     assert (site / "vol1/static/logo.svg").is_file()
     assert (site / "vol1/static/site.js").is_file()
+
+
+def test_the_bundled_site_is_the_same_in_the_sandbox(bundled_site: Path, tmp_path: Path) -> None:
+    """A template of the record's own puts every template in Jinja's sandbox, which refuses
+    a private attribute: the built-in templates call nothing it refuses, and give the same
+    site there."""
+    root = tmp_path / "r"
+    shutil.copytree(BUNDLED, root, ignore=shutil.ignore_patterns(".sourcebook-cache", "_site"))
+    (root / "templates").mkdir()
+    (root / "templates" / "unused.html").write_text("{# a template of the record's own #}\n")
+    assert snapshot(build(root, tmp_path / "site")) == snapshot(bundled_site)
 
 
 def test_progress_counts_every_page(tmp_path: Path) -> None:

@@ -24,11 +24,11 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> SiteView:
 
 
 def block(view: SiteView, text: str) -> str:
-    return str(view.prose_renderer.block(text).html)
+    return str(view.prose.renderer.block(text).html)
 
 
 def inline(view: SiteView, text: str) -> str:
-    return str(view.prose_renderer.inline(text).html)
+    return str(view.prose.renderer.inline(text).html)
 
 
 def test_wiki_links_in_every_form(view: SiteView) -> None:
@@ -68,7 +68,7 @@ def test_every_mention_of_a_name_is_linked(view: SiteView) -> None:
         '<a class="mention term" href="/vol1/glossary/cluster">cluster</a>; '
         '<a class="mention" href="/vol1/parties/xai">xAI</a> built one.'
     )
-    assert view.prose_renderer.inline("a cluster").terms == {"cluster"}
+    assert view.prose.renderer.inline("a cluster").terms == {"cluster"}
 
 
 def test_no_mention_inside_links_code_or_urls(view: SiteView) -> None:
@@ -80,7 +80,7 @@ def test_no_mention_inside_links_code_or_urls(view: SiteView) -> None:
 def test_an_entity_does_not_link_to_itself(view: SiteView) -> None:
     term = view.record.get("term", "cluster")
     assert term is not None
-    assert "mention" not in str(view.prose_renderer.inline("a cluster", term.key).html)
+    assert "mention" not in str(view.prose.renderer.inline("a cluster", term.key).html)
 
 
 def test_raw_html_is_text(view: SiteView) -> None:
@@ -198,7 +198,7 @@ PLAIN_PROSE = st.lists(PLAIN_LINE, min_size=1, max_size=4).map("\n".join)
 def test_plain_text_takes_a_faster_path_to_the_same_html(view: SiteView, text: str) -> None:
     from sourcebook.publish.site.prose import needs_markdown
 
-    renderer = view.prose_renderer
+    renderer = view.prose.renderer
     assert not needs_markdown(text)
     for fast, full in (
         (renderer.block(text), renderer.md.render(text, {"owner": None, "terms": set()})),
@@ -211,7 +211,7 @@ def test_plain_text_takes_a_faster_path_to_the_same_html(view: SiteView, text: s
 @given(PROSE)
 def test_any_text_renders_as_markdown_it_renders_it(view: SiteView, text: str) -> None:
     """Whichever path a text takes, its HTML is markdown-it's (with the record's rules)."""
-    renderer = view.prose_renderer
+    renderer = view.prose.renderer
     assert str(renderer.block(text).html) == renderer.md.render(
         text, {"owner": None, "terms": set()}
     )

@@ -211,20 +211,20 @@ class HouseView:
 
     def _view(self, book: Book) -> SiteView:
         view = self._views[book.name]
-        view.begin(CORRECTIONS_URL)
+        view.prose.begin(CORRECTIONS_URL)
         return view
 
     def prose(self, logged: Logged, field_name: str) -> Markup:
-        return self._view(logged.book).prose(logged.correction, field_name, inline=True)
+        return self._view(logged.book).prose.html(logged.correction, field_name, inline=True)
 
     def plain(self, logged: Logged, field_name: str) -> str:
-        return self._view(logged.book).plain(logged.correction, field_name)
+        return self._view(logged.book).prose.plain(logged.correction, field_name)
 
     def short(self, book: Book, source: Source) -> str:
         return self._view(book).citations.short(source)
 
     def cite(self, book: Book, source: Source) -> Markup:
-        return self._view(book).cite(source)
+        return self._view(book).prose.cite(source)
 
     def source_page(self, book: Book, source: Source) -> str:
         return self._views[book.name].urls.source_page(source)

@@ -61,12 +61,12 @@ def with_twins(pages: list[Page], base: str) -> list[Page]:
 
 
 def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
-    links = view.backlinks(entity)
+    links = view.query.backlinks(entity)
     data: dict[str, Any] = {
         "kind": entity.KIND,
         "id": entity.id,
         **entity.model_dump(mode="json"),
-        "url": view.url(entity),
+        "url": view.links.url(entity),
         "backlinks": {
             "book": [reference(view, e) for e in links.book],
             "record": [reference(view, e) for e in links.record],
@@ -97,7 +97,7 @@ def reference(view: SiteView, entity: Entity) -> dict[str, Any]:
     key = entity.key
     found = view.references.get(key)
     if found is None:
-        url = view.url(entity)
+        url = view.links.url(entity)
         found = view.references[key] = {
             "kind": entity.KIND,
             "id": entity.id,
@@ -131,7 +131,7 @@ def _listed(view: SiteView, value: Any, page_url: str) -> Any:
     if document is not None:  # what the page draws from derive's result (MachineContext)
         return document(view)
     if isinstance(value, Entity):
-        url = view.url(value)
+        url = view.links.url(value)
         if "#" in url and url.split("#", 1)[0] == page_url:
             return entity_document(view, value)
         return reference(view, value)

@@ -378,7 +378,7 @@ def _prepare(
         pages = [p for p in pages if p.url not in (ROOT_URL, NOT_FOUND_URL)]
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
-    view.env = environment(record.root, globals_)
+    view.use_templates(environment(record.root, globals_))
     return _Prepared(record, urls, releases, view, pages, jobs or default_jobs(len(pages)))
 
 
@@ -388,12 +388,14 @@ def safe(url: str) -> str:
 
 
 def template_globals(view: SiteView) -> dict[str, Any]:
-    """What every template sees besides its page's own context."""
-    site = view.site
+    """What every template sees besides its page's own context: the view, its parts (links,
+    prose, figures, query) and the book."""
+    site, links = view.site, view.links
     return {
         "view": view,
-        "home": view.section("home"),
-        "static": view.static(""),
+        **view.parts(),
+        "home": links.section("home"),
+        "static": links.static(""),
         "book": view.book,
         "site": site,
         "book_title": book_title(view.book),
@@ -403,7 +405,7 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "about_url": safe(site.book_url.split("#", 1)[0]),
         "notify_url": safe(site.notify_url),
         "series_url": view.series.url,
-        "search_url": view.section("search"),
+        "search_url": links.section("search"),
         "search_bundle": bundle_path(view.urls.base),
         "previews_url": previews_url(view.urls.base),
         "structured": partial(json_ld, view),
@@ -424,4 +426,4 @@ def notify_globals(view: SiteView, service_url: str | None = None) -> dict[str, 
     form = view.notify = signup_form(view.record.settings, service_url)
     if form is None:
         return {"notify": None}
-    return {"notify": form, "notify_url": f"{view.section('home')}#notify"}
+    return {"notify": form, "notify_url": f"{view.links.section('home')}#notify"}

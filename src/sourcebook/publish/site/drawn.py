@@ -10,9 +10,9 @@ import csv
 import io
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from sourcebook.derive import Derived
 from sourcebook.derive.charts import ChartData
@@ -26,6 +26,15 @@ from sourcebook.publish.site.wording import number
 
 FIGURE_COLUMNS = ("figure", "figures")
 """Columns whose values are figure ids (several comma-separated): linked in the table."""
+
+
+class Cell(NamedTuple):
+    """A cell of a chart's table: its value, whether that is a number, and, in a column of
+    figure ids, each figure's id and the URL of its row ('' where it has none)."""
+
+    value: Any
+    numeric: bool = False
+    figures: tuple[tuple[str, str], ...] | None = None
 
 
 class DrawnCharts:
@@ -116,26 +125,24 @@ class DrawnCharts:
         titles = _titles(chart.spec)
         return [titles.get(c) or c for c in data.columns] if data else []
 
-    def cells(self, chart: Chart, row: tuple[Any, ...]) -> list[tuple[Markup, bool]]:
-        """(a row's cells as HTML, whether each is a number)."""
+    def cells(self, chart: Chart, row: tuple[Any, ...]) -> list[Cell]:
+        """A row of the chart's table, a cell per column (see the `chart_cell` macro)."""
         data = self._data[chart.id]
         return [self._cell(c, v) for c, v in zip(data.columns, row, strict=True)]
 
-    def _cell(self, column: str, value: Any) -> tuple[Markup, bool]:
+    def _cell(self, column: str, value: Any) -> Cell:
         if value is None:
-            return Markup("—"), False
+            return Cell("—")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return escape(number(value)), True
+            return Cell(number(value), numeric=True)
         if column in FIGURE_COLUMNS:
-            links = [self._figure_link(f.strip()) for f in str(value).split(",") if f.strip()]
-            return Markup(", ").join(links), False
-        return escape(value), False
+            ids = [f.strip() for f in str(value).split(",") if f.strip()]
+            return Cell("", figures=tuple((f, self.figure_url(f)) for f in ids))
+        return Cell(value)
 
-    def _figure_link(self, figure: str) -> Markup:
-        url = self.figure_urls().get(figure)
-        if url is None:
-            return escape(figure)
-        return Markup('<a href="{}">{}</a>').format(url, figure)
+    def figure_url(self, figure: str) -> str:
+        """The row of a figure (by its id) on its owner's page; '' where it has none."""
+        return self.figure_urls().get(figure, "")
 
     def figure_urls(self) -> dict[str, str]:
         """Each figure's id → its row on its owner's page."""

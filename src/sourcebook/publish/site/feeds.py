@@ -60,11 +60,11 @@ def make_feed(
     entries = sorted(entries, key=lambda e: (e.updated, e.id), reverse=True)
     updated = entries[0].updated if entries else timestamp(view.book.closes)
     return Feed(
-        id=view.absolute(url),
+        id=view.links.absolute(url),
         title=title,
         subtitle=subtitle,
-        url=view.absolute(url),
-        page=view.absolute(page),
+        url=view.links.absolute(url),
+        page=view.links.absolute(page),
         author=view.book.author or view.book.house,
         updated=updated,
         entries=entries,
@@ -76,8 +76,8 @@ def corrections_feed(view: SiteView, url: str) -> Feed:
     entries = []
     for correction in view.record.of("correction"):
         assert isinstance(correction, Correction)
-        link = view.absolute(view.url(correction))
-        said, right = view.plain(correction, "wrong"), view.plain(correction, "right")
+        link = view.links.absolute(view.links.url(correction))
+        said, right = view.prose.plain(correction, "wrong"), view.prose.plain(correction, "right")
         entries.append(
             Entry(
                 id=link,
@@ -90,15 +90,15 @@ def corrections_feed(view: SiteView, url: str) -> Feed:
         )
     title = f"{view.book.title}: corrections"
     subtitle = "Where the book was wrong, and where its sources were."
-    return make_feed(view, url, view.section("corrections"), title, subtitle, entries)
+    return make_feed(view, url, view.links.section("corrections"), title, subtitle, entries)
 
 
 def releases_feed(view: SiteView, url: str) -> Feed:
     """Every data release, with what changed in it."""
     entries = []
-    page = view.section("data")
+    page = view.links.section("data")
     for release in view.releases:
-        link = view.absolute(f"{page}#release-{release.version}")
+        link = view.links.absolute(f"{page}#release-{release.version}")
         summary = " ".join(_TAG.sub(" ", release.changelog).split())
         entries.append(
             Entry(

@@ -73,7 +73,7 @@ class MachineView:
 
     def _url(self, kind: str, ident: str) -> str:
         entity = self._entities.get((kind, ident))
-        return self.view.url(entity) if entity is not None else ""
+        return self.view.links.url(entity) if entity is not None else ""
 
     def rows(self) -> list[RoleRow]:
         """Every role, by party, then campus."""
@@ -83,7 +83,7 @@ class MachineView:
             campus = self._entities.get(("campus", edge.campus))
             if party is None or campus is None:
                 continue
-            source = self.view.entity("source", edge.source)
+            source = self.view.query.entity("source", edge.source)
             role = primary_role(edge.roles)
             rows.append(RoleRow(edge, party, campus, source, role, role_words(edge)))
         rows.sort(key=lambda r: (r.party.title.casefold(), r.campus.title.casefold()))
@@ -96,15 +96,15 @@ class MachineView:
         return self._owner_row(self.machine.total)
 
     def _owner_row(self, held: Holding) -> OwnerRow:
-        owner = self.view.entity("party", held.owner) if held.owner != NO_OWNER else None
-        campuses = [e for e in (self.view.entity("campus", c) for c in held.campuses) if e]
+        owner = self.view.query.entity("party", held.owner) if held.owner != NO_OWNER else None
+        campuses = [e for e in (self.view.query.entity("campus", c) for c in held.campuses) if e]
         power = self._counted(campuses, self.machine.power, f"{number(held.power_w / 1e6)} MW")
         chips = self._counted(campuses, self.machine.chips, f"{number(held.chips)} chips")
         return OwnerRow(owner, campuses, power, chips)
 
     def _counted(self, campuses: list[Entity], latest: dict[str, Evidenced], text: str) -> Counted:
         links = tuple(
-            (campus.title, f"{self.view.url(campus)}#figure-{latest[campus.id].figure}")
+            (campus.title, f"{self.view.links.url(campus)}#figure-{latest[campus.id].figure}")
             for campus in campuses
             if campus.id in latest
         )

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from sourcebook.model.kinds import Chart, Paper, Source
 from sourcebook.publish.site.prose import paper_markdown
@@ -57,7 +57,7 @@ def paper_of(view: SiteView, paper: Paper) -> RenderedPaper:
 
 def paper_authors(view: SiteView, paper: Paper) -> list[str]:
     """Who wrote the paper: its `authors`, else the book's author."""
-    people = view.entities("person", getattr(paper, "authors", []))
+    people = view.query.entities("person", getattr(paper, "authors", []))
     return [p.title for p in people] or ([view.book.author] if view.book.author else [])
 
 
@@ -72,9 +72,9 @@ def render_paper(view: SiteView, paper: Paper) -> RenderedPaper:
         lambda m: f"{_MARK}{'table' if m[2] else 'chart'}:{m[1]}{_MARK}", paper.body
     )
     env: dict = {"owner": paper.key, "terms": set()}
-    md = paper_markdown(view.prose_renderer)
+    md = paper_markdown(view.prose.renderer)
     html = md.render(text, env)
-    view._page_terms |= env["terms"]
+    view.prose.mentioned(env["terms"])
     figures: list[Figure] = []
     counts = {"chart": 0, "table": 0}
 
@@ -92,41 +92,16 @@ def render_paper(view: SiteView, paper: Paper) -> RenderedPaper:
 
 
 def figure_html(view: SiteView, figure: Figure) -> Markup:
-    chart, drawn = figure.chart, view.drawn
-    anchor = f"{figure.kind}-{figure.number}"
-    link = Markup('<a href="{}">{}</a>').format(view.url(chart), chart.title)
-    if figure.kind == "chart":
-        caption = Markup(
-            '<figcaption><span class="figure-number">Figure {}.</span> {}. {}</figcaption>'
-        ).format(figure.number, link, view.prose(chart, "description", inline=True))
-        return Markup('<figure class="chart-figure paper-figure" id="{}">{}{}</figure>\n').format(
-            anchor, drawn.svg(chart), caption
-        )
-    data = drawn.data(chart)
-    head = "".join(f'<th scope="col">{escape(h)}</th>' for h in drawn.headings(chart))
-    rows = []
-    for row in data.rows if data else ():
-        cells = drawn.cells(chart, row)
-        rows.append(
-            "<tr>"
-            + "".join(
-                f'<td class="number">{c}</td>' if numeric else f"<td>{c}</td>"
-                for c, numeric in cells
-            )
-            + "</tr>"
-        )
-    return Markup(
-        '<div class="table-wrap paper-table" id="{}" tabindex="0" role="region" '
-        'aria-labelledby="{}-c">'
-        '<table><caption id="{}-c"><span class="figure-number">Table {}.</span> {}</caption>'
-        "<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>\n"
-    ).format(anchor, anchor, anchor, figure.number, link, Markup(head), Markup("".join(rows)))
+    """A figure as `fragments/paper_figure.html` sets it out: the chart, or its table."""
+    assert view.env is not None, "the build sets the templates"
+    template = view.env.get_template("fragments/paper_figure.html")
+    return Markup(template.render(figure=figure, chart=figure.chart))
 
 
 def cited_sources(view: SiteView, paper: Paper) -> list[Source]:
     from sourcebook.publish.site.pages import bibliography_key
 
-    cited = [s for s in view.used(paper, "source") if isinstance(s, Source)]
+    cited = [s for s in view.query.used(paper, "source") if isinstance(s, Source)]
     return sorted(cited, key=lambda s: bibliography_key(view.record, s))
 
 

@@ -33,7 +33,7 @@ def previews_url(base: str) -> str:
 
 def kind_label(view: SiteView, entity: Entity) -> str:
     """The kind as a reader names it, and as search filters by it: 'Campus', 'Term'."""
-    return view.label(entity)
+    return view.query.label(entity)
 
 
 def line(view: SiteView, entity: Entity) -> str:
@@ -54,30 +54,30 @@ def previews_json(view: SiteView) -> str:
     """Every entity with a page or an anchor of its own: its URL → [kind, title, line]."""
     table = {}
     for entity in view.record:
-        url = view.url(entity)
+        url = view.links.url(entity)
         if url:
             table[url] = [kind_label(view, entity), entity.title, line(view, entity)]
     return api.dumps(table) + "\n"
 
 
 def _term(view: SiteView, entity: Entity) -> str:
-    return view.plain(entity, "definition")
+    return view.prose.plain(entity, "definition")
 
 
 def _campus(view: SiteView, campus: Entity) -> str:
     assert isinstance(campus, Campus)
     parts = [f"{campus.location}, {campus.country}", campus.status.value]
-    power = view.latest(campus, "power")
+    power = view.figures.latest(campus, "power")
     if power is not None:
         when = f"{power.status.value}, {day(power.as_of)}"
-        parts.append(f"latest power {view.figure(power)} ({when})")
+        parts.append(f"latest power {view.figures.shown(power)} ({when})")
     return " · ".join(parts)
 
 
 def _party(view: SiteView, party: Entity) -> str:
     roles = [
         f"{_roles([r.value for r in entry.roles])} at {campus.title}"
-        for campus, entry in view.roles(party)
+        for campus, entry in view.query.roles(party)
     ]
     if roles:
         return sentence_case("; ".join(roles))
@@ -93,7 +93,7 @@ def _person(view: SiteView, person: Entity) -> str:
     assert isinstance(person, Person)
     if person.role:
         return person.role
-    parties = view.entities("party", person.affiliations)
+    parties = view.query.entities("party", person.affiliations)
     return "With " + ", ".join(p.title for p in parties) if parties else ""
 
 
@@ -104,15 +104,15 @@ def _source(view: SiteView, source: Entity) -> str:
 
 def _chapter(view: SiteView, chapter: Entity) -> str:
     assert isinstance(chapter, Chapter)
-    return f"{view.chapter_label(chapter)}: {view.plain(chapter, 'summary')}"
+    return f"{view.query.chapter_label(chapter)}: {view.prose.plain(chapter, 'summary')}"
 
 
 def _indicator(view: SiteView, indicator: Entity) -> str:
     row = view.computed.row(indicator)
     answer = row.answer if row is not None else None
     if answer is None or answer.shown is None:
-        return f"Row {indicator.row}: no value yet. {view.plain(indicator, 'description')}"  # type: ignore[attr-defined]
-    campus = view.entity("campus", answer.campus)
+        return f"Row {indicator.row}: no value yet. {view.prose.plain(indicator, 'description')}"  # type: ignore[attr-defined]
+    campus = view.query.entity("campus", answer.campus)
     at = f" at {campus.title}" if campus is not None else ""
     return f"Row {indicator.row}: {answer.shown}{at}, as of {day(view.computed.as_of)}"  # type: ignore[attr-defined]
 
@@ -122,16 +122,17 @@ def _test(view: SiteView, test: Entity) -> str:
     when = f"to be judged by {day(test.deadline)}"  # type: ignore[attr-defined]
     if verdict is not None and verdict.outcome is not None:
         when = f"{view.computed.outcome(verdict)}, {when}"
-    return f"{sentence_case(when)}. {view.plain(test, 'claim')}"
+    return f"{sentence_case(when)}. {view.prose.plain(test, 'claim')}"
 
 
 def _correction(view: SiteView, correction: Entity) -> str:
     assert isinstance(correction, Correction)
-    return f"Was: {view.plain(correction, 'wrong')} Is: {view.plain(correction, 'right')}"
+    plain = view.prose.plain
+    return f"Was: {plain(correction, 'wrong')} Is: {plain(correction, 'right')}"
 
 
 def _scenario(view: SiteView, scenario: Entity) -> str:
-    campus = view.entity("campus", getattr(scenario, "campus", None))
+    campus = view.query.entity("campus", getattr(scenario, "campus", None))
     futures = len(getattr(scenario, "futures", []))
     where = f"{campus.title}: " if campus is not None else ""
     return f"{where}{futures} futures, {scenario.start}–{scenario.end}"  # type: ignore[attr-defined]

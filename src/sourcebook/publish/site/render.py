@@ -37,6 +37,7 @@ from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import Page
 from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
+from sourcebook.publish.site.wording import day, file_size
 from sourcebook.read.paths import Confined
 from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
@@ -46,6 +47,10 @@ STATIC = HERE / "static"
 PARALLEL_FROM = 300
 """Fewer pages than this are rendered in this process: a pool costs more than it saves."""
 CHUNK = 250
+
+FILTERS: dict[str, Callable[[Any], str]] = {"day": day, "size": file_size}
+"""The site's own filters, besides Jinja's: `{{ source.date | day }}` → '28 October 2024',
+`{{ file.bytes | size }}` → '14.2 KB'."""
 
 Progress = Callable[[int], None]
 
@@ -73,6 +78,7 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
         cache_size=-1,
         bytecode_cache=_compiled_templates(sandboxed=overridden),
     )
+    env.filters.update(FILTERS)
     env.globals.update(globals_)
     return env
 
@@ -153,10 +159,10 @@ class Writer:
     def render(self, page: Page) -> str:
         if page.template == api.TEMPLATE:
             return api.render(self.view, page)
-        self.view.begin(page.url)
+        self.view.prose.begin(page.url)
         with template_errors(f"while rendering {page.url}"):
             template = self.env.get_template(page.template)
-            canonical = self.view.absolute(page.url)
+            canonical = self.view.links.absolute(page.url)
             return template.render(page=page, canonical=canonical, **page.context)
 
     def path(self, page: Page) -> Path:
@@ -236,8 +242,8 @@ def _warm_share(share: tuple[int, int]) -> tuple[dict, ...]:
     view, entities = forked_job()  # the view and the record's entities
     with template_errors("while rendering the record's prose"):
         for entity in entities[share[0] :: share[1]]:
-            view.warm(entity)
-    return view.caches()
+            view.prose.warm(entity)
+    return view.prose.caches()
 
 
 def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[dict, ...]:
@@ -247,7 +253,7 @@ def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[dict, ...
     (start, step), proven = task
     sources = view.record.of("source")
     with template_errors("while rendering the sources' citations"):
-        return view.warm_citations(sources[start::step], proven)
+        return view.prose.warm_citations(sources[start::step], proven)
 
 
 BACKGROUND = 10
@@ -256,7 +262,7 @@ BACKGROUND = 10
 
 
 class ProseWorkers:
-    """The prose every page draws on (see `SiteView.warm`), rendered by `jobs` forked
+    """The prose every page draws on (see `PageProse.warm`), rendered by `jobs` forked
     workers, a share each, while this process goes on with other work (checking the
     record, deriving), and then, once check has proved their quotes, the sources'
     citations (`cite`); `adopt` brings it all in, so that no page worker renders it again.
@@ -293,7 +299,7 @@ class ProseWorkers:
     def adopt(self) -> None:
         """Wait for every share and take it into this process's view."""
         for caches in chain(self._shares, self._citations):
-            self._view.adopt(caches)
+            self._view.prose.adopt(caches)
         self._pool.close()
 
     def cancel(self) -> None:

@@ -219,7 +219,7 @@ def page_attributes(view: Any, page: Any, subject: Any) -> Markup:
 
     if page.template in LEFT_OUT:
         return Markup("")
-    if subject is None or not view.url(subject):
+    if subject is None or not view.links.url(subject):
         return _ATTRIBUTES.format(PAGE_KIND, "", page.url)
     return _ATTRIBUTES.format(kind_label(view, subject), line(view, subject), page.url)
 
@@ -312,11 +312,11 @@ def entries(view: Any, kinds: Iterable[str] = ANCHORED) -> tuple[Entry, ...]:
     found = []
     for kind in kinds:
         for entity in view.record.of(kind):
-            url = view.url(entity)
+            url = view.links.url(entity)
             if not url:
                 continue
             summary = line(view, entity)
-            text = " ".join(view.plain(entity, name) for name in _prose_fields(entity))
+            text = " ".join(view.prose.plain(entity, name) for name in _prose_fields(entity))
             found.append(Entry(url, entity.title, kind_label(view, entity), summary, text))
     return tuple(found)
 

@@ -30,7 +30,7 @@ def _book(view: SiteView) -> dict[str, Any]:
     data: dict[str, Any] = {"@type": "Book", "name": book.title}
     if book.author:
         data["author"] = {"@type": "Person", "name": book.author}
-    if view.safe_url(view.site.book_url):
+    if view.links.safe_url(view.site.book_url):
         data["url"] = view.site.book_url
     return data
 
@@ -38,9 +38,9 @@ def _book(view: SiteView) -> dict[str, Any]:
 def glossary(view: SiteView) -> dict[str, Any]:
     return {
         "@type": "DefinedTermSet",
-        "@id": view.absolute(view.section("glossary")),
+        "@id": view.links.absolute(view.links.section("glossary")),
         "name": f"Glossary of {view.book.title}",
-        "url": view.absolute(view.section("glossary")),
+        "url": view.links.absolute(view.links.section("glossary")),
         "isPartOf": _book(view),
     }
 
@@ -48,7 +48,8 @@ def glossary(view: SiteView) -> dict[str, Any]:
 def glossary_page(view: SiteView, terms: list[Term]) -> dict[str, Any]:
     data = {"@context": CONTEXT, **glossary(view)}
     data["hasDefinedTerm"] = [
-        {"@type": "DefinedTerm", "name": t.title, "url": view.absolute(view.url(t))} for t in terms
+        {"@type": "DefinedTerm", "name": t.title, "url": view.links.absolute(view.links.url(t))}
+        for t in terms
     ]
     return data
 
@@ -59,8 +60,8 @@ def term(view: SiteView, entity: Term) -> dict[str, Any]:
         "@type": "DefinedTerm",
         "name": entity.title,
         "alternateName": entity.aliases,
-        "description": view.plain(entity, "definition"),
-        "url": view.absolute(view.url(entity)),
+        "description": view.prose.plain(entity, "definition"),
+        "url": view.links.absolute(view.links.url(entity)),
         "inDefinedTermSet": glossary(view),
     }
 
@@ -71,7 +72,7 @@ def campus(view: SiteView, entity: Campus) -> dict[str, Any]:
         "@type": "Place",
         "name": entity.title,
         "alternateName": entity.aliases,
-        "url": view.absolute(view.url(entity)),
+        "url": view.links.absolute(view.links.url(entity)),
         "address": {
             "@type": "PostalAddress",
             "addressLocality": entity.location,
@@ -86,9 +87,9 @@ def party(view: SiteView, entity: Party) -> dict[str, Any]:
         "@type": "GovernmentOrganization" if entity.type.value == "government" else "Organization",
         "name": entity.title,
         "alternateName": entity.aliases,
-        "url": view.absolute(view.url(entity)),
+        "url": view.links.absolute(view.links.url(entity)),
     }
-    if entity.url and view.safe_url(entity.url):
+    if entity.url and view.links.safe_url(entity.url):
         data["sameAs"] = entity.url
     return data
 
@@ -98,13 +99,13 @@ def person(view: SiteView, entity: Person) -> dict[str, Any]:
         "@context": CONTEXT,
         "@type": "Person",
         "name": entity.title,
-        "url": view.absolute(view.url(entity)),
+        "url": view.links.absolute(view.links.url(entity)),
     }
     if entity.role:
         data["jobTitle"] = entity.role
-    if entity.url and view.safe_url(entity.url):
+    if entity.url and view.links.safe_url(entity.url):
         data["sameAs"] = entity.url
-    affiliations = (view.entity("party", p) for p in entity.affiliations)
+    affiliations = (view.query.entity("party", p) for p in entity.affiliations)
     data["affiliation"] = [{"@type": "Organization", "name": p.title} for p in affiliations if p]
     return data
 
@@ -112,7 +113,7 @@ def person(view: SiteView, entity: Person) -> dict[str, Any]:
 def source(view: SiteView, entity: Source) -> dict[str, Any]:
     data: dict[str, Any] = {
         "@type": ARTICLE_TYPES[entity.category.value],
-        "@id": view.absolute(view.url(entity)),
+        "@id": view.links.absolute(view.links.url(entity)),
         "name": entity.title,
         "headline": entity.title,
     }
@@ -126,7 +127,7 @@ def source(view: SiteView, entity: Source) -> dict[str, Any]:
         data["datePublished"] = entity.date
     if entity.updated:
         data["dateModified"] = entity.updated
-    safe = [u for u in entity.urls if view.safe_url(u)]
+    safe = [u for u in entity.urls if view.links.safe_url(u)]
     if safe:
         data["url"] = safe[0]
     return data

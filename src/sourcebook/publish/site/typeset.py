@@ -23,6 +23,7 @@ from sourcebook.model.base import day_start
 from sourcebook.model.kinds import Paper
 from sourcebook.publish.site.paper import bibliography_entry, paper_authors, paper_of
 from sourcebook.publish.site.render import RenderError
+from sourcebook.publish.site.wording import day as day_words
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.view import SiteView
@@ -53,7 +54,7 @@ class Typst:
     def link(self, href: str) -> str:
         if href.startswith("#"):
             href = self.page_url + href
-        return self.view.absolute(href) if href.startswith("/") else href
+        return self.view.links.absolute(href) if href.startswith("/") else href
 
     def body(self, html: str) -> str:
         root = lxml_html.fragment_fromstring(html, create_parent="div")
@@ -201,9 +202,9 @@ def paper_pdf(view: SiteView, paper: Paper) -> bytes:
     typst = Typst(view, url)
     body = typst.body(str(rendered.html))
     authors = paper_authors(view, paper)
-    summary = view.prose(paper, "summary", inline=True)
+    summary = view.prose.html(paper, "summary", inline=True)
     day = day_start(paper.date)
-    site = view.absolute(url)
+    site = view.links.absolute(url)
     parts = [
         PREAMBLE.format(
             title=string(paper.title),
@@ -214,7 +215,7 @@ def paper_pdf(view: SiteView, paper: Paper) -> bytes:
             keywords=string(view.book.title) + ",",
         ),
         f'#align(center)[#text(size: 17pt, weight: "bold")[{text(paper.title)}]]',
-        f"#align(center)[{text(', '.join(authors))}#linebreak(){text(view.day(paper.date))}"
+        f"#align(center)[{text(', '.join(authors))}#linebreak(){text(day_words(paper.date))}"
         f"#linebreak()#text(size: 9pt)[#link({string(site)})[{text(site)}]]]",
         f"#block(inset: (x: 1.5em))[#text(size: 9.5pt)[{typst.inline(_fragment(summary))}]]",
         f"#outline(title: {string('Contents')}, depth: 2)",
@@ -223,13 +224,13 @@ def paper_pdf(view: SiteView, paper: Paper) -> bytes:
     if rendered.cited:
         entries = [
             f"+ {typst.inline(_fragment(bibliography_entry(view, s)))}. "
-            f"#link({string(view.absolute(view.url(s)))})[In the Sources]"
+            f"#link({string(view.links.absolute(view.links.url(s)))})[In the Sources]"
             for s in rendered.cited
         ]
         parts.append("#heading(numbering: none)[Sources]\n\n" + "\n".join(entries))
     parts.append(
         f"#v(1em)#text(size: 8.5pt)[From the record of #emph[{text(view.book.title)}], as of "
-        f"{text(view.day(view.computed.as_of))}: #link({string(site)})[{text(site)}]]"
+        f"{text(day_words(view.computed.as_of))}: #link({string(site)})[{text(site)}]]"
     )
     return compile_typst("\n\n".join(parts), typst.images, day)
 

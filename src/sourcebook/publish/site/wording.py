@@ -1,4 +1,6 @@
-"""How the site words things: days, ordinals, lists of names, numbers, the book's line."""
+"""How the site words things: days, ordinals, lists of names, numbers, file sizes, the
+book's line. Templates word days and file sizes with the filters `day` and `size`
+(see `render.FILTERS`)."""
 
 from __future__ import annotations
 
@@ -77,6 +79,17 @@ def number(value: float) -> str:
     if float(value).is_integer():
         return f"{int(value):,}"
     return f"{value:,.3f}".rstrip("0").rstrip(".")
+
+
+def file_size(count: int) -> str:
+    """'812 bytes', '14.2 KB', '1.5 MB' (powers of 1,000, as file managers now show)."""
+    if count < 1000:
+        return f"{count:,} bytes"
+    for unit in ("KB", "MB", "GB"):
+        count /= 1000  # type: ignore[assignment]
+        if count < 1000 or unit == "GB":
+            return f"{count:.1f} {unit}"
+    raise AssertionError  # pragma: no cover
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:

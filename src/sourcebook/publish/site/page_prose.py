@@ -1,0 +1,202 @@
+"""The record's prose as pages show it, for templates as `prose`: each field, citation and
+list item rendered once per build and placed on every page that shows it.
+
+Placing a piece notes the glossary terms it mentions, for the page, and undoes its links
+to the page itself. What is rendered once can be rendered by worker processes and brought
+back (`warm`, `warm_citations`, `caches`, `adopt`; see `render.ProseWorkers`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+from jinja2 import Environment
+from markupsafe import Markup
+
+from sourcebook.link.graph import Graph, build_matcher
+from sourcebook.model.base import Entity
+from sourcebook.model.kinds import Chapter, Party, Source, Term
+from sourcebook.model.record import Record
+from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
+from sourcebook.publish.site.prose import ProseRenderer, Rendered
+from sourcebook.publish.site.urls import Urls
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+class PageProse:
+    def __init__(self, record: Record, graph: Graph, urls: Urls, citations: Citations):
+        self.citations = citations
+        self.renderer = ProseRenderer(
+            record, urls, graph.matcher or build_matcher(record), citations.short
+        )
+        citations.annotation = lambda source: self.rendered(source, "annotation", True)
+        citations.disclose = self.disclosed
+        self.env: Environment | None = None
+        """The templates, for `fragment`; set by the build once it has made them."""
+        self._prose: dict[tuple[tuple[str, str], str], Rendered] = {}
+        self._plain: dict[tuple[tuple[str, str], str], str] = {}
+        self._fragments: dict[tuple[str, tuple[str, str]], Rendered] = {}
+        self._page_url = ""
+        self._page_terms: set[str] = set()
+
+    # The page being rendered.
+
+    def begin(self, url: str) -> None:
+        """A new page, at `url`: nothing of it placed yet."""
+        self._page_url = url.split("#", 1)[0]
+        self._page_terms = set()
+
+    def mentioned(self, terms: set[str] | frozenset[str]) -> None:
+        """Note terms that prose placed on the page otherwise mentions (the paper's)."""
+        self._page_terms |= terms
+
+    # What templates place on it.
+
+    def html(self, entity: Entity, field: str = "body", inline: bool = False) -> Markup:
+        """A prose field as HTML: a block (paragraphs, lists) or `inline` (a line's worth)."""
+        return self._place(self.rendered(entity, field, inline))
+
+    def plain(self, entity: Entity, field: str) -> str:
+        """A prose field as plain text, for a meta description or a tooltip."""
+        key = (entity.key, f"{field}:plain")
+        cached = self._plain.get(key)
+        if cached is None:
+            rendered = self.rendered(entity, field, inline=True)
+            cached = " ".join(html.unescape(_TAG.sub("", rendered.html)).split())
+            self._plain[key] = cached
+        return cached
+
+    def fragment(self, name: str, entity: Entity) -> Markup:
+        """`fragments/<name>.html` rendered for `entity`, once per build: a list's item."""
+        return self._place(self._fragment(name, entity))
+
+    def fragments(self, name: str, entities: list[Entity]) -> Markup:
+        """`fragment` for each entity, one after the other, placed on the page as one."""
+        found = [self._fragment(name, e) for e in entities]
+        for rendered in found:
+            self._page_terms |= rendered.terms
+        return self._unlinked(Markup("\n".join([f.html for f in found])))
+
+    def cite(self, source: Source) -> Markup:
+        """The source's citation in full, in the house style (see `citations.py`)."""
+        return self._place(self.citations.full(source))
+
+    def disclosure(self, party: Party) -> Markup:
+        """What the party sells, as a sentence (see `disclosed`)."""
+        return sentence(self._place(self.disclosed(party)))
+
+    # Rendering, once per build.
+
+    def rendered(self, entity: Entity, field: str, inline: bool = False) -> Rendered:
+        """A prose field rendered once for the whole build."""
+        key = (entity.key, field if inline else f"{field}:block")
+        rendered = self._prose.get(key)
+        if rendered is None:
+            text = getattr(entity, field, "") or ""
+            render = self.renderer.inline if inline else self.renderer.block
+            rendered = self._prose[key] = render(text, entity.key)
+        return rendered
+
+    def disclosed(self, party: Party) -> Rendered:
+        """'SemiAnalysis sells …': the party's `sells`, led by its name where it is not. Its
+        own page and the citation of every source it publishes say it alike."""
+        sells = self.rendered(party, "sells", inline=True)
+        if party.sells.casefold().startswith(party.title.casefold()):
+            return sells
+        return Rendered(Markup("{} sells: {}").format(party.title, sells.html), sells.terms)
+
+    def _fragment(self, name: str, entity: Entity) -> Rendered:
+        key = (name, entity.key)
+        cached = self._fragments.get(key)
+        if cached is None:
+            assert self.env is not None, "the build sets the templates"
+            page_url, page_terms = self._page_url, self._page_terms
+            self._page_url, self._page_terms = "", set()
+            try:
+                template = self.env.get_template(f"fragments/{name}.html")
+                html = Markup(template.render(entity=entity))
+                cached = self._fragments[key] = Rendered(html, frozenset(self._page_terms))
+            finally:
+                self._page_url, self._page_terms = page_url, page_terms
+        return cached
+
+    def _place(self, rendered: Rendered) -> Markup:
+        """Prose as it stands on this page: its terms noted, links to the page itself undone."""
+        self._page_terms |= rendered.terms
+        return self._unlinked(rendered.html)
+
+    def _unlinked(self, text: Markup) -> Markup:
+        """Links to the page itself undone."""
+        if self._page_url and f'href="{self._page_url}"' in text:
+            return Markup(unlink(str(text), self._page_url))
+        return text
+
+    # Work done once per build, which worker processes can share out.
+
+    def warm(self, entity: Entity) -> None:
+        """Render what any page may show of `entity`: its prose and list items.
+
+        Not a source's citation, nor the annotation only its citation shows: the citation
+        shows the proof of its quotes, which check makes, and this may run while check
+        does (see `warm_citations`)."""
+        for name in entity.PROSE_FIELDS:
+            text: object = getattr(entity, name, None)
+            if name != "title" and text and not (name == "annotation" and entity.KIND == "source"):
+                self.rendered(entity, name, inline=name != "body")
+        if isinstance(entity, Term):
+            self.plain(entity, "definition")
+        if isinstance(entity, Chapter):
+            self.fragment("chapter", entity)
+        elif not isinstance(entity, Source):
+            self.fragment("item", entity)  # "where the record uses it"
+        if isinstance(entity, Term):
+            self.fragment("link", entity)  # "related terms"
+
+    def warm_citations(
+        self, sources: Sequence[Source], proven: dict[str, ProvenQuotes]
+    ) -> tuple[dict, ...]:
+        """Render each source's full citation and list item, given what check proved of
+        its quotes; return them as `caches` would, and nothing else."""
+        self.citations.proven.update(proven)
+        for source in sources:
+            self.fragment("source", source)
+        keys = [source.key for source in sources]
+        return (
+            {k: self._prose[k] for k in ((key, "annotation") for key in keys) if k in self._prose},
+            {},
+            {k: self._fragments[k] for k in (("source", key) for key in keys)},
+            {key[1]: self.citations._full[key[1]] for key in keys},
+        )
+
+    def caches(self) -> tuple[dict, ...]:
+        return (self._prose, self._plain, self._fragments, self.citations._full)
+
+    def adopt(self, caches: tuple[dict, ...]) -> None:
+        """Take in what another process rendered (see `warm`)."""
+        for mine, theirs in zip(self.caches(), caches, strict=True):
+            mine.update(theirs)
+
+
+def unlink(html: str, url: str) -> str:
+    """The HTML with its mentions of `url` (the page itself) as text, not links.
+
+    Mentions are made by the prose renderer as `<a class="mention…" href="URL">text</a>`
+    with no markup inside, so a plain search finds each one and its end.
+    """
+    spans = []
+    for opening in (f'<a class="mention term" href="{url}">', f'<a class="mention" href="{url}">'):
+        start = html.find(opening)
+        while start != -1:
+            end = html.find("</a>", start)
+            spans.append((start, end, html[start + len(opening) : end]))
+            start = html.find(opening, end)
+    parts = []
+    cursor = 0
+    for start, end, inner in sorted(spans):
+        parts += [html[cursor:start], f'<span class="self">{inner}</span>']
+        cursor = end + len("</a>")
+    parts.append(html[cursor:])
+    return "".join(parts)
