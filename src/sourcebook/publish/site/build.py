@@ -267,7 +267,7 @@ class SiteBuild:
                 progress(done, len(pages))
 
         try:
-            self._use_derived(derived)
+            view.use_derived(derived)  # begins drawing the charts
             self._adopt_prose()
             copy_files(site.copies, staging)
             assert view.env is not None
@@ -313,12 +313,6 @@ class SiteBuild:
             if page.template.endswith(".html") and page.template not in LEFT_OUT:
                 later.append((indexed_url(page.url), content.decode("utf-8")))
         return later
-
-    def _use_derived(self, derived: Derived) -> None:
-        """The computed values the pages show; the charts drawn from them are begun."""
-        site = self._prepared
-        assert site is not None
-        site.view.use_derived(derived)
 
     def _drawings_done(self) -> None:
         """Wait for the charts' drawings; a chart that cannot be drawn is an error at its

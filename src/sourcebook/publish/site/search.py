@@ -18,6 +18,7 @@ comma), one message after another.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import subprocess
 import threading
@@ -261,7 +262,8 @@ class _Service:
             return
         for stream in (process.stdin, process.stdout):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):  # a service killed leaves a broken pipe
+                    stream.close()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
