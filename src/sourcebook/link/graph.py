@@ -11,7 +11,8 @@ from itertools import accumulate
 from typing import Any
 
 from sourcebook.diagnostics import Pos
-from sourcebook.link import prose
+from sourcebook.link import mentions, prose
+from sourcebook.link.mentions import Read
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
@@ -40,7 +41,12 @@ class Graph:
     _incoming: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
     _outgoing: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
     matcher: NameMatcher | None = None
-    """The names of the record that linking looked for, for whatever looks again (the site)."""
+    """The names of the record that linking looked for; None for a graph not linked."""
+    reads: dict[tuple[Key, str], Read] = field(default_factory=dict)
+    """Per prose field (owner, field) that holds Markdown or a name: how it reads and the
+    names the page links in it (see `mentions`)."""
+    wiki: dict[tuple[str | None, str], Key | None] = field(default_factory=dict)
+    """The entity each wiki link names, by (kind or None, id) as written; None for none."""
 
     def add(self, ref: Ref) -> None:
         self.refs.append(ref)
@@ -56,6 +62,16 @@ class Graph:
 
     def unresolved(self) -> list[Ref]:
         return [r for r in self.refs if not r.resolved]
+
+    def read_of(self, key: Key, field: str) -> Read | None:
+        """How linking read a prose field, and the names the page links in it; None for
+        a field that is not prose, or from a graph not linked."""
+        if self.matcher is None or field not in _PROSE_FIELDS.get(key[0], ()):
+            return None
+        return self.reads.get((key, field), mentions.NOTHING)
+
+
+_PROSE_FIELDS = {kind.name: kind.model.PROSE_FIELDS for kind in KINDS}
 
 
 def build_matcher(record: Record) -> NameMatcher:
@@ -79,6 +95,8 @@ def link_record(record: Record) -> Graph:
         graph.quotes += found.quotes
         graph.marked += found.marked
         graph.unbalanced += found.unbalanced
+        graph.reads.update(found.reads)
+        graph.wiki.update(found.wiki)
     return graph
 
 
@@ -90,6 +108,8 @@ class _Found:
     quotes: list[QuoteClaim] = field(default_factory=list)
     marked: list[tuple[Key, str, Pos]] = field(default_factory=list)
     unbalanced: list[tuple[Key, Pos]] = field(default_factory=list)
+    reads: dict[tuple[Key, str], Read] = field(default_factory=dict)
+    wiki: dict[tuple[str | None, str], Key | None] = field(default_factory=dict)
 
     def add(self, ref: Ref) -> None:
         self.refs.append(ref)
@@ -112,9 +132,10 @@ def _linked(entities: Sequence[Entity], record: Record, matcher: NameMatcher) ->
         yield _link(entities, record, matcher)
         return
     bounds = [(i, min(i + CHUNK, len(entities))) for i in range(0, len(entities), CHUNK)]
+    keys = {entity.key: entity.key for entity in entities}
     with Forked(jobs, (entities, record, matcher)) as pool:
         for flat in pool.imap(_link_chunk, bounds):
-            yield _unflattened(flat)
+            yield _unflattened(flat, keys)
 
 
 def _jobs(entities: int) -> int:
@@ -122,7 +143,7 @@ def _jobs(entities: int) -> int:
     return worker_count(entities, PARALLEL_FROM)
 
 
-_Flat = tuple[list[tuple], list[tuple], list[tuple], list[tuple]]
+_Flat = tuple[list[tuple], list[tuple], list[tuple], list[tuple], list[tuple], list[tuple]]
 
 
 def _link_chunk(bounds: tuple[int, int]) -> _Flat:
@@ -139,20 +160,28 @@ def _flattened(found: _Found) -> _Flat:
     quotes = [q.flat() for q in found.quotes]
     marked = [(owner, mark, *_pos(pos)) for owner, mark, pos in found.marked]
     unbalanced = [(owner, *_pos(pos)) for owner, pos in found.unbalanced]
-    return refs, quotes, marked, unbalanced
+    reads = [(where, read.flat()) for where, read in found.reads.items()]
+    return refs, quotes, marked, unbalanced, reads, list(found.wiki.items())
 
 
 def _pos(pos: Pos) -> tuple[str, int, int]:
     return pos.file, pos.line, pos.col
 
 
-def _unflattened(flat: _Flat) -> _Found:
-    refs, quotes, marked, unbalanced = flat
+def _unflattened(flat: _Flat, keys: dict[Key, Key]) -> _Found:
+    """What a worker found, its names' entities the record's own keys: a large record's
+    prose names tens of thousands, each else a tuple of its own."""
+    refs, quotes, marked, unbalanced, reads, wiki = flat
     return _Found(
         [Ref.from_flat(r) for r in refs],
         [QuoteClaim.from_flat(q) for q in quotes],
         [(owner, mark, Pos(file, line, col)) for owner, mark, file, line, col in marked],
         [(owner, Pos(file, line, col)) for owner, file, line, col in unbalanced],
+        {
+            (keys.get(owner, owner), field): Read.from_flat(read, keys)
+            for (owner, field), read in reads
+        },
+        dict(wiki),
     )
 
 
@@ -213,7 +242,10 @@ def _link_prose(
     found = prose.scan(text)
     key = entity.key
     for link in found.wiki_links:
-        target = resolve_wiki(record, link.kind, link.target) or ("?", link.target)
+        resolved = into.wiki[(link.kind, link.target)] = resolve_wiki(
+            record, link.kind, link.target
+        )
+        target = resolved or ("?", link.target)
         into.add(
             Ref(
                 key,
@@ -252,19 +284,14 @@ def _link_prose(
         into.marked.append((key, span.mark, positions.at(span.start)))
     for offset in found.unbalanced:
         into.unbalanced.append((key, positions.at(offset)))
-    for mention in matcher.find(text, found.masked):
-        for target in mention.targets:
+    read, named = mentions.read(text, mentions.reading_of(entity, name), matcher, key)
+    if read is not mentions.NOTHING:
+        into.reads[(key, name)] = read
+    for start, said, targets in named:
+        at = positions.at(start)
+        for target in targets:
             if target != key:
-                into.add(
-                    Ref(
-                        key,
-                        target,
-                        "mention",
-                        name,
-                        positions.at(mention.start),
-                        text[mention.start : mention.end],
-                    )
-                )
+                into.add(Ref(key, target, "mention", name, at, said))
 
 
 def resolve_wiki(record: Record, kind: str | None, target: str) -> Key | None:

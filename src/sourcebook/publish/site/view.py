@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 from sourcebook.derive import Derived, Timeline, TimelinePoint
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
-from sourcebook.link.graph import Graph, build_matcher
+from sourcebook.link.graph import Graph
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity, day_end
 from sourcebook.model.figures import Placed
@@ -80,9 +80,7 @@ class SiteView:
         self.urls = urls
         self.nav = nav
         self.citations = Citations(record)
-        self.prose_renderer = ProseRenderer(
-            record, urls, graph.matcher or build_matcher(record), self.citations.short
-        )
+        self.prose_renderer = ProseRenderer(record, urls, graph, self.citations.short)
         self.citations.annotation = lambda source: self.rendered(source, "annotation", True)
         self.citations.disclose = self.disclosed
         self._backlinks = BacklinkIndex(record, graph)
@@ -180,7 +178,7 @@ class SiteView:
         if rendered is None:
             text = getattr(entity, field, "") or ""
             render = self.prose_renderer.inline if inline else self.prose_renderer.block
-            rendered = self._prose[key] = render(text, entity.key)
+            rendered = self._prose[key] = render(text, entity.key, field)
         return rendered
 
     def plain(self, entity: Entity, field: str) -> str:
