@@ -11,7 +11,7 @@ from itertools import accumulate
 from typing import Any
 
 from sourcebook.diagnostics import Pos
-from sourcebook.link import mentions, prose
+from sourcebook.link import markdown, mentions, prose
 from sourcebook.link.mentions import Read
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.base import Entity
@@ -65,8 +65,9 @@ class Graph:
 
     def read_of(self, key: Key, field: str) -> Read | None:
         """How linking read a prose field, and the names the page links in it; None for
-        a field that is not prose, or from a graph not linked."""
-        if self.matcher is None or field not in _PROSE_FIELDS.get(key[0], ()):
+        a field that is not prose or a title (which the site shows as written, no names
+        linked), or from a graph not linked."""
+        if self.matcher is None or field == "title" or field not in _PROSE_FIELDS.get(key[0], ()):
             return None
         return self.reads.get((key, field), mentions.NOTHING)
 
@@ -132,8 +133,10 @@ def _linked(entities: Sequence[Entity], record: Record, matcher: NameMatcher) ->
         yield _link(entities, record, matcher)
         return
     bounds = [(i, min(i + CHUNK, len(entities))) for i in range(0, len(entities), CHUNK)]
-    keys = {entity.key: entity.key for entity in entities}
-    with Forked(jobs, (entities, record, matcher)) as pool:
+    numbers = {entity.key: i for i, entity in enumerate(entities)}
+    keys = [entity.key for entity in entities]
+    markdown.parsers()  # made once, here, for every worker
+    with Forked(jobs, (entities, record, matcher, numbers)) as pool:
         for flat in pool.imap(_link_chunk, bounds):
             yield _unflattened(flat, keys)
 
@@ -147,20 +150,23 @@ _Flat = tuple[list[tuple], list[tuple], list[tuple], list[tuple], list[tuple], l
 
 
 def _link_chunk(bounds: tuple[int, int]) -> _Flat:
-    entities, record, matcher = forked_job()  # the entities, the record, the name matcher
-    return _flattened(_link(entities[bounds[0] : bounds[1]], record, matcher))
+    # The entities, the record, the name matcher, and each entity's number in `entities`.
+    entities, record, matcher, numbers = forked_job()
+    return _flattened(_link(entities[bounds[0] : bounds[1]], record, matcher), numbers)
 
 
 # References and positions go between processes as plain tuples: pickle handles frozen
 # dataclasses with slots through Python code, ten times slower than building them anew.
 
 
-def _flattened(found: _Found) -> _Flat:
+def _flattened(found: _Found, numbers: dict[Key, int]) -> _Flat:
     refs = [r.flat() for r in found.refs]
     quotes = [q.flat() for q in found.quotes]
     marked = [(owner, mark, *_pos(pos)) for owner, mark, pos in found.marked]
     unbalanced = [(owner, *_pos(pos)) for owner, pos in found.unbalanced]
-    reads = [(where, read.flat()) for where, read in found.reads.items()]
+    reads = [
+        (numbers[owner], field, *read.flat(numbers)) for (owner, field), read in found.reads.items()
+    ]
     return refs, quotes, marked, unbalanced, reads, list(found.wiki.items())
 
 
@@ -168,19 +174,17 @@ def _pos(pos: Pos) -> tuple[str, int, int]:
     return pos.file, pos.line, pos.col
 
 
-def _unflattened(flat: _Flat, keys: dict[Key, Key]) -> _Found:
-    """What a worker found, its names' entities the record's own keys: a large record's
-    prose names tens of thousands, each else a tuple of its own."""
+def _unflattened(flat: _Flat, keys: list[Key]) -> _Found:
+    """What a worker found; the entities of what pages link by their numbers in `keys`
+    (a large record's prose names tens of thousands: as numbers, they go between
+    processes as a few bytes, and come back as the record's own keys, not copies)."""
     refs, quotes, marked, unbalanced, reads, wiki = flat
     return _Found(
         [Ref.from_flat(r) for r in refs],
         [QuoteClaim.from_flat(q) for q in quotes],
         [(owner, mark, Pos(file, line, col)) for owner, mark, file, line, col in marked],
         [(owner, Pos(file, line, col)) for owner, file, line, col in unbalanced],
-        {
-            (keys.get(owner, owner), field): Read.from_flat(read, keys)
-            for (owner, field), read in reads
-        },
+        {(keys[owner], field): Read.from_flat(rest, keys) for owner, field, *rest in reads},
         dict(wiki),
     )
 
@@ -284,8 +288,9 @@ def _link_prose(
         into.marked.append((key, span.mark, positions.at(span.start)))
     for offset in found.unbalanced:
         into.unbalanced.append((key, positions.at(offset)))
-    read, named = mentions.read(text, mentions.reading_of(entity, name), matcher, key)
-    if read is not mentions.NOTHING:
+    shown = name != "title"  # a title is shown as it is written, no name linked
+    read, named = mentions.read(text, mentions.reading_of(entity, name), matcher, key, shown)
+    if read is not mentions.NOTHING and shown:
         into.reads[(key, name)] = read
     for start, said, targets in named:
         at = positions.at(start)

@@ -60,11 +60,16 @@ def plain_marks(text: str) -> list[re.Match[str]] | None:
         if marked is None or not all(map(_plain_mark, marked)):
             return None
         found = marked
-        # A letter stands in for each mark: no pattern below reads one across it.
-        text = "x".join(_between(text, found))
+        # Each pattern below is read as if a letter stood in for each mark: no character
+        # of a mark is markup, and none of the patterns reads one across a mark's edge.
+        cuts = [0, *(i for mark in found for i in mark.span()), len(text)]
+        for start, end in zip(cuts[::2], cuts[1::2], strict=True):
+            if MARKUP_CHARS.search(text, start, end) is not None:
+                return None
+    elif MARKUP_CHARS.search(text) is not None:
+        return None
     if (
-        MARKUP_CHARS.search(text) is not None
-        or LINE_MARKUP.match(text) is not None
+        LINE_MARKUP.match(text) is not None  # a mark starts with a bracket or a backtick
         or NEW_LINE_MARKUP.search(text) is not None
         or " \n" in text  # a space that ends a line, or the text, may be a hard break
         or text.endswith(" ")
@@ -101,12 +106,6 @@ def _opening(text: str, start: int, ticks: bool) -> int:
 
 def _plain_mark(found: re.Match[str]) -> bool:
     return "\n" not in found[0] and not (found["cite"] and not marks.cited(found["cite"][1:-1]))
-
-
-def _between(text: str, found: list[re.Match[str]]) -> list[str]:
-    """The text before, between and after the marks."""
-    cuts = [0, *(i for mark in found for i in mark.span()), len(text)]
-    return [text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
 
 
 # A paper's figures.
@@ -213,11 +212,11 @@ def markdown_runs(text: str, reading: str) -> tuple[list[str], Where]:
     a paper's body as `paper_text` gives it) as `text_runs` orders them, and where each
     of their characters stands in `text`."""
     md = _tracked(reading == "paper")
-    env: dict[str, Any] = {}
+    env: dict[str, Any] = {_TEXT: (text, reading == "inline")}
     tokens = md.parseInline(text, env) if reading == "inline" else md.parse(text, env)
     runs = text_runs(tokens)
     contents = [block.children[index].content for block, index in runs]  # type: ignore[index]
-    located = _Located(text, tokens, inline=reading == "inline")
+    located: _Located = env[_LOCATED]
 
     def where(run: int, index: int) -> int:
         block, child = runs[run]
@@ -227,10 +226,21 @@ def markdown_runs(text: str, reading: str) -> tuple[list[str], Where]:
 
 
 _TRACKED: dict[bool, MarkdownIt] = {}
+_TEXT = "sourcebook.text"
+"""In the parse's env: the text parsed, and whether it is read as one line."""
+_LOCATED = "sourcebook.located"
+"""In the parse's env: where its inline tokens stand in the text (see `_Located`)."""
 _BLOCK = "sourcebook.block"
 """In the parse's env: the inline token being parsed."""
 _PARSING = "sourcebook.parsing"
 """In the parse's env: the inline parse under way, around any parse nested in it."""
+
+
+def parsers() -> None:
+    """Make link's parsers now, so that the workers forked after share them (importing
+    markdown-it takes a few hundredths of a second)."""
+    _tracked(False)
+    _tracked(True)
 
 
 def _tracked(paper: bool) -> MarkdownIt:
@@ -251,7 +261,11 @@ def _tracked(paper: bool) -> MarkdownIt:
 
 
 def _inline_blocks(state: StateCore) -> None:
-    """markdown-it's `inline` core rule, noting in the env the inline token it parses."""
+    """markdown-it's `inline` core rule, noting in the env the inline token it parses;
+    first, where each inline token stands in the text (before footnotes take away the
+    definitions that nothing refers to, whose inline footnotes still show)."""
+    text, inline = state.env[_TEXT]
+    state.env[_LOCATED] = _Located(text, state.tokens, inline)
     for token in state.tokens:
         if token.type == "inline":
             if token.children is None:
@@ -376,6 +390,9 @@ class _Located:
         self.lines = src.split("\n")
         self.blocks: dict[int, list[int] | None] = {}
         """Per inline token (by id): where each line of its content starts in `src`."""
+        self.kept = list(tokens)
+        """The tokens by whose ids `blocks` knows them, kept alive so that no id is reused
+        (footnotes take some out of the parse's tokens)."""
         self.pipes: dict[int, list[int]] = {}
         """Per table cell written with escaped pipes (`\\|`): where each pipe stands in its
         content, each one character short of the text."""

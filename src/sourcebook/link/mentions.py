@@ -51,15 +51,17 @@ class Read(NamedTuple):
     keys: tuple[Key, ...]
     """The entity each name links to, in the same order."""
 
-    def flat(self) -> tuple[str, bytes, tuple[Key, ...]]:
-        """As plain values, which pickle makes far faster between processes."""
-        return self.reading, self.spans.tobytes(), self.keys
+    def flat(self, numbers: dict[Key, int]) -> tuple[str, bytes, bytes]:
+        """As plain values, which pickle makes far faster between processes: each entity
+        by its number in `numbers`."""
+        keys = array("i", [numbers[key] for key in self.keys])
+        return self.reading, self.spans.tobytes(), keys.tobytes()
 
     @classmethod
-    def from_flat(cls, flat: tuple[str, bytes, tuple[Key, ...]], own: dict[Key, Key]) -> Read:
-        """From `flat`, each entity by its key in `own` (the record's own, not a copy)."""
-        reading, spans, keys = flat
-        return cls(reading, array("i", spans), tuple([own.get(key, key) for key in keys]))
+    def from_flat(cls, flat: list, keys: list[Key]) -> Read:
+        """From `flat`, each entity numbered in `keys`."""
+        reading, spans, numbers = flat
+        return cls(reading, array("i", spans), tuple(map(keys.__getitem__, array("i", numbers))))
 
 
 NOTHING = Read(PLAIN, array("i"), ())
@@ -80,15 +82,15 @@ def reading_of(entity: Entity, field: str) -> str:
 
 
 def read(
-    text: str, reading: str, matcher: NameMatcher, owner: Key | None
+    text: str, reading: str, matcher: NameMatcher, owner: Key | None, shown: bool = True
 ) -> tuple[Read, list[Named]]:
-    """The names in `text` read as `reading`: what the page links, and each name (in the
-    order they stand in the text) for the references. A name that stands for `owner`
-    alone is neither."""
+    """The names in `text` read as `reading`: what the page links (unless not `shown`:
+    then NOTHING for a plain text), and each name (in the order they stand in the text)
+    for the references. A name that stands for `owner` alone is neither."""
     if reading != PAPER:
         found = markdown.plain_marks(text)
         if found is not None:
-            return _plain(text, [mark.span() for mark in found], matcher, owner)
+            return _plain(text, [mark.span() for mark in found], matcher, owner, shown)
     parsed = markdown.paper_text(text) if reading == PAPER else text
     contents, where = markdown.markdown_runs(parsed, reading)
     spans, keys, named = _in_runs(contents, matcher, owner)
@@ -119,7 +121,11 @@ def read_tokens(tokens: list[Token], matcher: NameMatcher, owner: Key | None) ->
 
 
 def _plain(
-    text: str, masked: list[tuple[int, int]], matcher: NameMatcher, owner: Key | None
+    text: str,
+    masked: list[tuple[int, int]],
+    matcher: NameMatcher,
+    owner: Key | None,
+    shown: bool = True,
 ) -> tuple[Read, list[Named]]:
     """The names of a plain text: in its lines, between its marks (`masked`)."""
     if marks.may_hold_url(text):  # a URL ends at white space, so each stands on one line
@@ -128,15 +134,20 @@ def _plain(
             masked += [m.span() for m in marks.URL.finditer(text, start, end)]
     if "\n" in text:  # no name runs from one line into the next
         masked += [m.span() for m in _NEWLINE.finditer(text)]
-    masked.sort()
-    # A name that stands for the owner alone is neither linked nor referred to; one that
-    # stands for more entities stands for one other at least.
-    found = [m for m in matcher.find(text, masked) if len(m[2]) > 1 or m[2][0] != owner]
+    if masked:
+        masked.sort()
+    found = matcher.find(text, masked)
     if not found:
         return NOTHING, []
-    keys = tuple(m[2][0] if len(m[2]) == 1 else _chosen(m[2], owner) for m in found)
+    # A name that stands for the owner alone is neither linked nor referred to; one that
+    # stands for more entities stands for one other at least.
+    found = [m for m in found if m[2][0] != owner or len(m[2]) > 1]
+    named = [(m[0], text[m[0] : m[1]], m[2]) for m in found]
+    if not found or not shown:
+        return NOTHING, named
+    keys = [m[2][0] if len(m[2]) == 1 else _chosen(m[2], owner) for m in found]
     spans = array("i", [at for m in found for at in m[:2]])
-    return Read(PLAIN, spans, keys), [(m[0], text[m[0] : m[1]], m[2]) for m in found]
+    return Read(PLAIN, spans, tuple(keys)), named
 
 
 def _in_runs(

@@ -105,13 +105,14 @@ class Scan:
 
 
 def scan(text: str) -> Scan:
-    cites = _citations(CITATION.finditer(text))
-    marked = marked_spans(text)
+    bracketed = "[" in text  # where each of the patterns but the quotes' starts
+    cites = _citations(CITATION.finditer(text)) if bracketed else []
+    marked = marked_spans(text) if bracketed else []
     found = quote_spans(text)
     return Scan(
-        _wiki_links(WIKI_LINK.finditer(text)),
+        _wiki_links(WIKI_LINK.finditer(text)) if bracketed else [],
         cites,
-        _quotes(text, marked, cites, found.spans),
+        _quotes(text, marked, cites, found.spans) if found.spans else [],
         marked,
         _unmarked(found.unbalanced, marked),
     )
