@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcebook.link import names, prose
+from sourcebook.link import mentions, names, prose
 from sourcebook.link.names import NameMatcher, plural_forms
 
 NAMES = [
@@ -20,10 +20,9 @@ NAMES = [
 
 
 def found(text: str) -> list[tuple[str, tuple]]:
-    matcher = NameMatcher(NAMES)
-    return [
-        (text[m.start : m.end], m.targets) for m in matcher.find(text, prose.masked_regions(text))
-    ]
+    """The names link finds in a body: as the page reads it (see `link.mentions`)."""
+    _read, named = mentions.read(text, mentions.BLOCK, NameMatcher(NAMES), None)
+    return [(said, targets) for _start, said, targets in named]
 
 
 def test_any_case_and_plural():

@@ -1,5 +1,6 @@
 """Linking a large record in forked workers finds exactly what linking it in one process
-finds: the same references, quotes and marked spans, in the same order."""
+finds: the same references, quotes and marked spans, in the same order, and the same
+names for the pages and wiki links resolved."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ def linked(graph: Graph) -> tuple:
         graph.marked,
         dict(graph._incoming),
         dict(graph._outgoing),
+        graph.reads,
+        graph.wiki,
     )
 
 
@@ -44,3 +47,6 @@ def test_record_linked_by_workers_is_linked_as_in_one_process(tmp_path: Path, mo
     refs, quotes, marked = serial[:3]
     assert {r.via for r in refs} == {"field", "wiki", "cite", "mention"}
     assert any(not r.resolved for r in refs) and quotes and marked
+    reads, wiki = serial[5:]
+    assert {read.reading for read in reads.values()} == {"plain", "block", "inline", "paper"}
+    assert wiki[(None, "nowhere")] is None

@@ -24,10 +24,13 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> SiteView:
 
 
 def block(view: SiteView, text: str) -> str:
+    """A body that link did not read (no field of the record's): link's code reads it as
+    the renderer renders it."""
     return str(view.prose.renderer.block(text).html)
 
 
 def inline(view: SiteView, text: str) -> str:
+    """As `block`, one line."""
     return str(view.prose.renderer.inline(text).html)
 
 
@@ -196,7 +199,7 @@ PLAIN_PROSE = st.lists(PLAIN_LINE, min_size=1, max_size=4).map("\n".join)
 @settings(max_examples=300, deadline=None)
 @given(PLAIN_PROSE)
 def test_plain_text_takes_a_faster_path_to_the_same_html(view: SiteView, text: str) -> None:
-    from sourcebook.publish.site.prose import needs_markdown
+    from sourcebook.link.markdown import needs_markdown
 
     renderer = view.prose.renderer
     assert not needs_markdown(text)

@@ -11,7 +11,8 @@ from itertools import accumulate
 from typing import Any
 
 from sourcebook.diagnostics import Pos
-from sourcebook.link import prose
+from sourcebook.link import markdown, mentions, prose
+from sourcebook.link.mentions import Read
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
@@ -40,7 +41,12 @@ class Graph:
     _incoming: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
     _outgoing: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
     matcher: NameMatcher | None = None
-    """The names of the record that linking looked for, for whatever looks again (the site)."""
+    """The names of the record that linking looked for; None for a graph not linked."""
+    reads: dict[tuple[Key, str], Read] = field(default_factory=dict)
+    """Per prose field (owner, field) that holds Markdown or a name: how it reads and the
+    names the page links in it (see `mentions`)."""
+    wiki: dict[tuple[str | None, str], Key | None] = field(default_factory=dict)
+    """The entity each wiki link names, by (kind or None, id) as written; None for none."""
 
     def add(self, ref: Ref) -> None:
         self.refs.append(ref)
@@ -56,6 +62,17 @@ class Graph:
 
     def unresolved(self) -> list[Ref]:
         return [r for r in self.refs if not r.resolved]
+
+    def read_of(self, key: Key, field: str) -> Read | None:
+        """How linking read a prose field, and the names the page links in it; None for
+        a field that is not prose or a title (which the site shows as written, no names
+        linked), or from a graph not linked."""
+        if self.matcher is None or field == "title" or field not in _PROSE_FIELDS.get(key[0], ()):
+            return None
+        return self.reads.get((key, field), mentions.NOTHING)
+
+
+_PROSE_FIELDS = {kind.name: kind.model.PROSE_FIELDS for kind in KINDS}
 
 
 def build_matcher(record: Record) -> NameMatcher:
@@ -79,6 +96,8 @@ def link_record(record: Record) -> Graph:
         graph.quotes += found.quotes
         graph.marked += found.marked
         graph.unbalanced += found.unbalanced
+        graph.reads.update(found.reads)
+        graph.wiki.update(found.wiki)
     return graph
 
 
@@ -90,6 +109,8 @@ class _Found:
     quotes: list[QuoteClaim] = field(default_factory=list)
     marked: list[tuple[Key, str, Pos]] = field(default_factory=list)
     unbalanced: list[tuple[Key, Pos]] = field(default_factory=list)
+    reads: dict[tuple[Key, str], Read] = field(default_factory=dict)
+    wiki: dict[tuple[str | None, str], Key | None] = field(default_factory=dict)
 
     def add(self, ref: Ref) -> None:
         self.refs.append(ref)
@@ -112,9 +133,12 @@ def _linked(entities: Sequence[Entity], record: Record, matcher: NameMatcher) ->
         yield _link(entities, record, matcher)
         return
     bounds = [(i, min(i + CHUNK, len(entities))) for i in range(0, len(entities), CHUNK)]
-    with Forked(jobs, (entities, record, matcher)) as pool:
+    numbers = {entity.key: i for i, entity in enumerate(entities)}
+    keys = [entity.key for entity in entities]
+    markdown.parsers()  # made once, here, for every worker
+    with Forked(jobs, (entities, record, matcher, numbers)) as pool:
         for flat in pool.imap(_link_chunk, bounds):
-            yield _unflattened(flat)
+            yield _unflattened(flat, keys)
 
 
 def _jobs(entities: int) -> int:
@@ -122,37 +146,46 @@ def _jobs(entities: int) -> int:
     return worker_count(entities, PARALLEL_FROM)
 
 
-_Flat = tuple[list[tuple], list[tuple], list[tuple], list[tuple]]
+_Flat = tuple[list[tuple], list[tuple], list[tuple], list[tuple], list[tuple], list[tuple]]
 
 
 def _link_chunk(bounds: tuple[int, int]) -> _Flat:
-    entities, record, matcher = forked_job()  # the entities, the record, the name matcher
-    return _flattened(_link(entities[bounds[0] : bounds[1]], record, matcher))
+    # The entities, the record, the name matcher, and each entity's number in `entities`.
+    entities, record, matcher, numbers = forked_job()
+    return _flattened(_link(entities[bounds[0] : bounds[1]], record, matcher), numbers)
 
 
 # References and positions go between processes as plain tuples: pickle handles frozen
 # dataclasses with slots through Python code, ten times slower than building them anew.
 
 
-def _flattened(found: _Found) -> _Flat:
+def _flattened(found: _Found, numbers: dict[Key, int]) -> _Flat:
     refs = [r.flat() for r in found.refs]
     quotes = [q.flat() for q in found.quotes]
     marked = [(owner, mark, *_pos(pos)) for owner, mark, pos in found.marked]
     unbalanced = [(owner, *_pos(pos)) for owner, pos in found.unbalanced]
-    return refs, quotes, marked, unbalanced
+    reads = [
+        (numbers[owner], field, *read.flat(numbers)) for (owner, field), read in found.reads.items()
+    ]
+    return refs, quotes, marked, unbalanced, reads, list(found.wiki.items())
 
 
 def _pos(pos: Pos) -> tuple[str, int, int]:
     return pos.file, pos.line, pos.col
 
 
-def _unflattened(flat: _Flat) -> _Found:
-    refs, quotes, marked, unbalanced = flat
+def _unflattened(flat: _Flat, keys: list[Key]) -> _Found:
+    """What a worker found; the entities of what pages link by their numbers in `keys`
+    (a large record's prose names tens of thousands: as numbers, they go between
+    processes as a few bytes, and come back as the record's own keys, not copies)."""
+    refs, quotes, marked, unbalanced, reads, wiki = flat
     return _Found(
         [Ref.from_flat(r) for r in refs],
         [QuoteClaim.from_flat(q) for q in quotes],
         [(owner, mark, Pos(file, line, col)) for owner, mark, file, line, col in marked],
         [(owner, Pos(file, line, col)) for owner, file, line, col in unbalanced],
+        {(keys[owner], field): Read.from_flat(rest, keys) for owner, field, *rest in reads},
+        dict(wiki),
     )
 
 
@@ -213,7 +246,10 @@ def _link_prose(
     found = prose.scan(text)
     key = entity.key
     for link in found.wiki_links:
-        target = resolve_wiki(record, link.kind, link.target) or ("?", link.target)
+        resolved = into.wiki[(link.kind, link.target)] = resolve_wiki(
+            record, link.kind, link.target
+        )
+        target = resolved or ("?", link.target)
         into.add(
             Ref(
                 key,
@@ -252,19 +288,15 @@ def _link_prose(
         into.marked.append((key, span.mark, positions.at(span.start)))
     for offset in found.unbalanced:
         into.unbalanced.append((key, positions.at(offset)))
-    for mention in matcher.find(text, found.masked):
-        for target in mention.targets:
+    shown = name != "title"  # a title is shown as it is written, no name linked
+    read, named = mentions.read(text, mentions.reading_of(entity, name), matcher, key, shown)
+    if read is not mentions.NOTHING and shown:
+        into.reads[(key, name)] = read
+    for start, said, targets in named:
+        at = positions.at(start)
+        for target in targets:
             if target != key:
-                into.add(
-                    Ref(
-                        key,
-                        target,
-                        "mention",
-                        name,
-                        positions.at(mention.start),
-                        text[mention.start : mention.end],
-                    )
-                )
+                into.add(Ref(key, target, "mention", name, at, said))
 
 
 def resolve_wiki(record: Record, kind: str | None, target: str) -> Key | None:

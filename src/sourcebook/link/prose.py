@@ -100,24 +100,20 @@ class Scan:
     citations: list[Citation]
     quotes: list[Quote]
     marked_spans: list[MarkedSpan]
-    masked: list[tuple[int, int]]
-    """As `masked_regions` gives them."""
     unbalanced: list[int]
     """Offsets of curly quotation marks that no other balances."""
 
 
 def scan(text: str) -> Scan:
-    links = list(WIKI_LINK.finditer(text))
-    bracketed = list(CITATION.finditer(text))
-    cites = _citations(bracketed)
-    marked = marked_spans(text)
+    bracketed = "[" in text  # where each of the patterns but the quotes' starts
+    cites = _citations(CITATION.finditer(text)) if bracketed else []
+    marked = marked_spans(text) if bracketed else []
     found = quote_spans(text)
     return Scan(
-        _wiki_links(links),
+        _wiki_links(WIKI_LINK.finditer(text)) if bracketed else [],
         cites,
-        _quotes(text, marked, cites, found.spans),
+        _quotes(text, marked, cites, found.spans) if found.spans else [],
         marked,
-        _masked(text, links, bracketed),
         _unmarked(found.unbalanced, marked),
     )
 
@@ -207,10 +203,10 @@ def masked_regions(text: str) -> list[tuple[int, int]]:
 
 def may_mask(text: str) -> bool:
     """Whether `masked_regions` may find any: each region holds one of these."""
-    return "[" in text or "`" in text or _may_hold_url(text)
+    return "[" in text or "`" in text or may_hold_url(text)
 
 
-def _may_hold_url(text: str) -> bool:
+def may_hold_url(text: str) -> bool:
     """Whether URL can match: it tries every position of a text, so most texts skip it."""
     return "://" in text or "](" in text or "www." in text.lower()
 
@@ -219,7 +215,7 @@ def _masked(
     text: str, links: Iterable[re.Match[str]], bracketed: Iterable[re.Match[str]]
 ) -> list[tuple[int, int]]:
     regions = [(m.start(), m.end()) for m in CODE.finditer(text)] if "`" in text else []
-    if _may_hold_url(text):
+    if may_hold_url(text):
         regions += [(m.start(), m.end()) for m in URL.finditer(text)]
     regions += [(m.start(), m.end()) for m in links]
     regions += [(m.start(), m.end()) for m in bracketed]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from jinja2 import Environment
 from markupsafe import Markup
 
-from sourcebook.link.graph import Graph, build_matcher
+from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Chapter, Party, Source, Term
 from sourcebook.model.record import Record
@@ -29,9 +29,7 @@ _TAG = re.compile(r"<[^>]+>")
 class PageProse:
     def __init__(self, record: Record, graph: Graph, urls: Urls, citations: Citations):
         self.citations = citations
-        self.renderer = ProseRenderer(
-            record, urls, graph.matcher or build_matcher(record), citations.short
-        )
+        self.renderer = ProseRenderer(record, urls, graph, citations.short)
         citations.annotation = lambda source: self.rendered(source, "annotation", True)
         citations.disclose = self.disclosed
         self.env: Environment | None = None
@@ -97,7 +95,7 @@ class PageProse:
         if rendered is None:
             text = getattr(entity, field, "") or ""
             render = self.renderer.inline if inline else self.renderer.block
-            rendered = self._prose[key] = render(text, entity.key)
+            rendered = self._prose[key] = render(text, entity.key, field)
         return rendered
 
     def disclosed(self, party: Party) -> Rendered:

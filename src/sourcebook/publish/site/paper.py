@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
+from sourcebook.link.markdown import FIGURE, paper_text
+from sourcebook.link.mentions import PAPER
 from sourcebook.model.kinds import Chart, Paper, Source
 from sourcebook.publish.site.prose import paper_markdown
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.view import SiteView
 
-EMBED_LINE = re.compile(r"^!\[\[chart:([a-z0-9][a-z0-9-]*)(\|table)?\]\][ \t]*$", re.M)
-_MARK = "\ue000"
-_PLACED = re.compile(rf"<p>{_MARK}(chart|table):([a-z0-9-]+){_MARK}</p>")
+_PLACED = re.compile(rf"<p>{FIGURE.pattern}</p>")
 
 
 @dataclass
@@ -68,12 +68,11 @@ def paper_sections(rendered: RenderedPaper) -> list[tuple[str, str, str]]:
 
 
 def render_paper(view: SiteView, paper: Paper) -> RenderedPaper:
-    text = EMBED_LINE.sub(
-        lambda m: f"{_MARK}{'table' if m[2] else 'chart'}:{m[1]}{_MARK}", paper.body
-    )
-    env: dict = {"owner": paper.key, "terms": set()}
-    md = paper_markdown(view.prose.renderer)
-    html = md.render(text, env)
+    renderer = view.prose.renderer
+    read = renderer.read(paper.body, paper.key, "body", PAPER)
+    env: dict = {"owner": paper.key, "terms": set(), "read": read}
+    md = paper_markdown(renderer)
+    html = md.render(paper_text(paper.body), env)
     view.prose.mentioned(env["terms"])
     figures: list[Figure] = []
     counts = {"chart": 0, "table": 0}

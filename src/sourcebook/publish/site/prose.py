@@ -4,9 +4,15 @@ Markdown is parsed by markdown-it with HTML disabled, so nothing in the record c
 inject markup; links may only be http(s), mailto or site-relative (`safe_link`). On top of
 CommonMark: `[[id]]`, `[[kind:id]]` and `[[id|text]]` link to the entity;
 `[@id, p. 81]` links to the source; a span written `[“…”]{.scare}` or `{.title}`
-shows its quoted text; and every name of a term, campus, party or person found in the
-text (outside links and code) links to its page. A term's link carries no definition:
-the page lists the definitions of the terms it mentions once, for the hover script.
+shows its quoted text; and every name of a term, campus, party or person that link found
+in the text (`link.mentions`: outside links and code) links to its page. A term's link
+carries no definition: the page lists the definitions of the terms it mentions once, for
+the hover script.
+
+How a text reads (plain, or Markdown) and where its names stand is link's: a prose field
+of the record renders as link read it, its names split out of the text where link found
+them; a text link did not read (or not in that reading) is read by link's code as it
+renders, which finds the same names.
 """
 
 from __future__ import annotations
@@ -20,16 +26,18 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
-from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
+from sourcebook.link import markdown as reading
+from sourcebook.link import mentions
 from sourcebook.link import prose as marks
-from sourcebook.link.graph import resolve_wiki
+from sourcebook.link.graph import Graph, build_matcher, resolve_wiki
+from sourcebook.link.markdown import own_marks
+from sourcebook.link.mentions import Read
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity
-from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.publish.site.urls import Urls
 
@@ -42,76 +50,11 @@ def _escape(text: str) -> str:
     return str(escape(text))
 
 
-_KIND_RANK = {k.name: i for i, k in enumerate(KINDS)}
-MARKUP_CHARS = re.compile(r"[][*_`<>&\\~|\r\0\t]")
-"""Characters Markdown might read as markup wherever they stand."""
-LINE_MARKUP = re.compile(r"[ \-+=#]|\d{1,9}[.)](?: |\n|$)")
-"""What Markdown might read as markup at the start of a line."""
-NEW_LINE_MARKUP = re.compile(rf"\n(?:{LINE_MARKUP.pattern})")
-OWN_MARKS = re.compile(
-    rf"(?P<wiki>{marks.WIKI_LINK.pattern})|(?P<marked>{marks.MARKED_SPAN.pattern})"
-    rf"|(?P<cite>{marks.CITATION.pattern})|(?P<code>`[^`\n]+`(?!`))"
-)
-"""The marks the fast path renders, tried in the order the inline rules try them: wiki
-links, marked spans, citations, and code spans between single backticks."""
+_PARAGRAPH = re.compile(r"[^\n]+(?:\n[^\n]+)*")
+"""A paragraph of a plain text: lines with no empty line between."""
+_UNREAD = ("", "")
 
-
-def needs_markdown(text: str) -> bool:
-    """Whether `text` holds Markdown beyond the marks of OWN_MARKS (the fast path's).
-
-    A mark that spans lines, or a citation of nothing, counts as Markdown: the fast path
-    would read it otherwise than the inline rules do. Text without any takes that faster,
-    equal path.
-    """
-    if "[" in text or "`" in text:
-        found = own_marks(text)
-        if found is None or not all(map(_plain_mark, found)):
-            return True
-        # A letter stands in for each mark: no pattern below reads one across it.
-        text = "x".join(_between(text, found))
-    return (
-        MARKUP_CHARS.search(text) is not None
-        or LINE_MARKUP.match(text) is not None
-        or NEW_LINE_MARKUP.search(text) is not None
-        or " \n" in text  # a space that ends a line, or the text, may be a hard break
-        or text.endswith(" ")
-    )
-
-
-def own_marks(text: str) -> list[re.Match[str]] | None:
-    """The marks in `text` as `OWN_MARKS.finditer` finds them, or None if a bracket or
-    backtick opens none. Only those are tried: the pattern alone would try every character.
-    """
-    found = []
-    ticks = "`" in text
-    at = _opening(text, 0, ticks)
-    while at >= 0:
-        mark = OWN_MARKS.match(text, at)
-        if mark is None:
-            return None
-        found.append(mark)
-        at = _opening(text, mark.end(), ticks)
-    return found
-
-
-def _opening(text: str, start: int, ticks: bool) -> int:
-    """Where the next bracket or backtick from `start` stands; -1 where none does.
-    str.find, not a regular expression: it passes over the text between far faster."""
-    bracket = text.find("[", start)
-    if not ticks:
-        return bracket
-    tick = text.find("`", start)
-    return tick if bracket < 0 or 0 <= tick < bracket else bracket
-
-
-def _plain_mark(found: re.Match[str]) -> bool:
-    return "\n" not in found[0] and not (found["cite"] and not marks.cited(found["cite"][1:-1]))
-
-
-def _between(text: str, found: list[re.Match[str]]) -> list[str]:
-    """The text before, between and after the marks."""
-    cuts = [0, *(i for mark in found for i in mark.span()), len(text)]
-    return [text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
+__all__ = ["ProseRenderer", "Rendered", "paper_markdown", "safe_link"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,63 +80,97 @@ class ProseRenderer:
         self,
         record: Record,
         urls: Urls,
-        matcher: NameMatcher,
+        graph: Graph,
         cite_label: Callable[[Entity], str],
     ):
         self.record = record
         self.urls = urls
-        self.matcher = matcher
+        self.graph = graph
         self.cite_label = cite_label
         self.md = _markdown(self)
+        self._matcher = graph.matcher
         self._links: dict[Key, tuple[str, str | None]] = {}
         """Per entity: the opening tag of a link to it ("" if it has no page), its term id."""
         self._cited: dict[str, str] = {}
         """Per source id: its short citation, linked."""
 
-    def block(self, text: str, owner: Key | None = None) -> Rendered:
-        """Paragraphs, lists and headings: a body."""
-        env: dict[str, Any] = {"owner": owner, "terms": set()}
+    @property
+    def matcher(self) -> NameMatcher:
+        """The record's names, for a text that link did not read."""
+        if self._matcher is None:
+            self._matcher = build_matcher(self.record)
+        return self._matcher
+
+    def block(self, text: str, owner: Key | None = None, field: str | None = None) -> Rendered:
+        """Paragraphs, lists and headings: a body. `field` names the prose field of
+        `owner` that `text` is, whose names link found."""
+        read = self.read(text, owner, field, mentions.BLOCK)
+        env: dict[str, Any] = {"owner": owner, "terms": set(), "read": read}
         if not text:
             html = ""
-        elif needs_markdown(text):
+        elif read is None or read.reading != mentions.PLAIN:
             html = self.md.render(text, env)
         else:
-            paragraphs = (p for p in re.split(r"\n(?:\n)+", text.strip("\n")) if p)
-            html = "".join(f"<p>{self._plain(p, env)}</p>\n" for p in paragraphs)
+            spans = _Spans(read)
+            html = "".join(
+                f"<p>{self._plain(found[0], found.start(), spans, env)}</p>\n"
+                for found in _PARAGRAPH.finditer(text)
+            )
         return Rendered(Markup(html), frozenset(env["terms"]))
 
-    def inline(self, text: str, owner: Key | None = None) -> Rendered:
+    def inline(self, text: str, owner: Key | None = None, field: str | None = None) -> Rendered:
         """One line without a paragraph around it: a definition, a summary, an annotation."""
-        env: dict[str, Any] = {"owner": owner, "terms": set()}
+        read = self.read(text, owner, field, mentions.INLINE)
+        env: dict[str, Any] = {"owner": owner, "terms": set(), "read": read}
         if not text:
             html = ""
-        elif needs_markdown(text):
+        elif read is None or read.reading != mentions.PLAIN:
             html = self.md.renderInline(text, env)
         else:
-            html = self._plain(text, env)
+            html = self._plain(text, 0, _Spans(read), env)
         return Rendered(Markup(html), frozenset(env["terms"]))
 
-    def _plain(self, text: str, env: dict[str, Any]) -> str:
-        """Text whose only markup is marks of OWN_MARKS, rendered as markdown-it would, faster."""
-        return "\n".join(self._line(line, env) for line in text.split("\n"))
+    def read(self, text: str, owner: Key | None, field: str | None, how: str) -> Read | None:
+        """How link read `text`, field `field` of `owner`, and the names it found there.
+        For a text link did not read as `how` (BLOCK, INLINE or PAPER), link's reading of
+        it now where it reads as plain text; else None, and link's code finds its names
+        in the tokens the site parses (see `_mentions`)."""
+        if owner is not None and field is not None:
+            read = self.graph.read_of(owner, field)
+            if read is not None and (
+                read.reading == how or (read.reading == mentions.PLAIN and how != mentions.PAPER)
+            ):
+                return read
+        if how == mentions.PAPER:
+            return None
+        return mentions.read_plain(text, self.matcher, owner)
 
-    def _line(self, line: str, env: dict[str, Any]) -> str:
+    def _plain(self, text: str, offset: int, spans: _Spans, env: dict[str, Any]) -> str:
+        """Text whose only markup is marks of OWN_MARKS, rendered as markdown-it would,
+        faster; `offset` is where it stands in the text link read."""
+        lines = []
+        for line in text.split("\n"):
+            lines.append(self._line(line, offset, spans, env))
+            offset += len(line) + 1
+        return "\n".join(lines)
+
+    def _line(self, line: str, offset: int, spans: _Spans, env: dict[str, Any]) -> str:
         if "[" not in line and "`" not in line:
-            return self._text(line, env)
+            return self._text(line, offset, spans, env)
         parts = []
         cursor = 0
-        for found in own_marks(line) or ():  # never None: needs_markdown said so
-            parts.append(self._text(line[cursor : found.start()], env))
+        for found in own_marks(line) or ():  # never None: link read the text as plain
+            parts.append(self._text(line[cursor : found.start()], offset + cursor, spans, env))
             parts.append(self._own_mark(found, env))
             cursor = found.end()
-        parts.append(self._text(line[cursor:], env))
+        parts.append(self._text(line[cursor:], offset + cursor, spans, env))
         return "".join(parts)
 
-    def _text(self, text: str, env: dict[str, Any]) -> str:
-        """Text without markup, each name in it a link."""
+    def _text(self, text: str, offset: int, spans: _Spans, env: dict[str, Any]) -> str:
+        """Text without markup, each name link found in it a link."""
         parts = []
         cursor = 0
-        for start, end, key in _named(text, self.matcher, env["owner"]):
+        for start, end, key in spans.within(offset, offset + len(text)):
             parts.append(text[cursor:start].replace('"', "&quot;"))
             parts.append(self.link_to(key, _escape(text[start:end]), env))
             cursor = end
@@ -235,7 +212,9 @@ class ProseRenderer:
         return f'<a class="mention" href="{_escape(url)}">', None
 
     def wiki(self, meta: dict, env: dict) -> str:
-        key = resolve_wiki(self.record, meta["kind"], meta["target"])
+        key = self.graph.wiki.get((meta["kind"], meta["target"]), _UNREAD)
+        if key == _UNREAD:  # a wiki link link did not read
+            key = resolve_wiki(self.record, meta["kind"], meta["target"])
         entity = self.record.get(*key) if key else None
         if entity is None:
             return _escape(meta["shown"] or meta["target"])
@@ -265,12 +244,8 @@ def _code(inside: str) -> str:
     return inside
 
 
-def _markdown(renderer: ProseRenderer) -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.validateLink = safe_link  # type: ignore[method-assign]
-    md.inline.ruler.before("link", "wikilink", _scan(marks.WIKI_LINK, "wikilink", _wiki_meta))
-    md.inline.ruler.before("link", "marked", _scan(marks.MARKED_SPAN, "marked", _marked_meta))
-    md.inline.ruler.before("link", "citation", _scan(marks.CITATION, "citation", _cite_meta))
+def _markdown(renderer: ProseRenderer, paper: bool = False) -> MarkdownIt:
+    md = reading.parser(paper)
     md.core.ruler.after("text_join", "mentions", lambda state: _mentions(state, renderer))
     md.core.ruler.after("block", "headings", _shift_headings)
     md.add_render_rule("wikilink", lambda r, t, i, o, env: renderer.wiki(t[i].meta, env))
@@ -278,39 +253,6 @@ def _markdown(renderer: ProseRenderer) -> MarkdownIt:
     md.add_render_rule("marked", _render_marked)
     md.add_render_rule("mention", lambda r, t, i, o, env: _render_mention(renderer, t[i], env))
     return md
-
-
-def _scan(pattern: re.Pattern, kind: str, meta: Callable[[re.Match], dict | None]) -> Callable:
-    """An inline rule that turns one match of `pattern` at the cursor into one token."""
-
-    def rule(state: StateInline, silent: bool) -> bool:
-        if state.src[state.pos] != "[":
-            return False
-        found = pattern.match(state.src, state.pos, state.posMax)
-        data = meta(found) if found else None
-        if found is None or data is None:
-            return False
-        if not silent:
-            token = state.push(kind, "", 0)
-            token.meta = data
-        state.pos = found.end()
-        return True
-
-    return rule
-
-
-def _wiki_meta(found: re.Match) -> dict:
-    link = marks.wiki_links(found[0])[0]
-    return {"target": link.target, "kind": link.kind, "shown": link.shown}
-
-
-def _marked_meta(found: re.Match) -> dict:
-    return {"text": found[1], "mark": found[2]}
-
-
-def _cite_meta(found: re.Match) -> dict | None:
-    items = marks.cited(found[1])
-    return {"items": items} if items else None
 
 
 def _render_marked(r: RendererHTML, tokens: list[Token], i: int, o: Any, env: Any) -> str:
@@ -330,77 +272,64 @@ def _shift_headings(state: StateCore) -> None:
 
 
 def _mentions(state: StateCore, renderer: ProseRenderer) -> None:
-    """Split every text token outside a link around the names found in it."""
-    owner = state.env.get("owner")
-    for block in state.tokens:
-        if block.type != "inline" or not block.children:
-            continue
-        out: list[Token] = []
-        depth = 0
-        for token in block.children:
-            if token.type == "link_open":
-                depth += 1
-            elif token.type == "link_close":
-                depth -= 1
-            if token.type == "text" and depth == 0:
-                out.extend(_split(token, renderer.matcher, owner))
-            else:
-                out.append(token)
-        block.children = out
+    """Split the text tokens outside links (`link.markdown.text_runs`) around the names
+    link found in them."""
+    read = state.env.get("read")
+    if read is None:  # a text link did not read so: its names found in these tokens
+        read = mentions.read_tokens(state.tokens, renderer.matcher, state.env.get("owner"))
+    if not read.keys:
+        return
+    named: dict[int, list[tuple[int, int, Key]]] = {}
+    spans = read.spans
+    for i, key in enumerate(read.keys):
+        named.setdefault(spans[3 * i], []).append((spans[3 * i + 1], spans[3 * i + 2], key))
+    split: dict[int, tuple[Token, list[tuple[int, list[Token]]]]] = {}
+    for run, (block, index) in enumerate(reading.text_runs(state.tokens)):
+        found = named.get(run)
+        if found is not None:
+            pieces = _split(block.children[index].content, found)  # type: ignore[index]
+            split.setdefault(id(block), (block, []))[1].append((index, pieces))
+    for block, changes in split.values():
+        children = list(block.children or ())
+        for index, pieces in reversed(changes):
+            children[index : index + 1] = pieces
+        block.children = children
 
 
-def _split(token: Token, matcher: NameMatcher, owner: Key | None) -> list[Token]:
-    pieces = _pieces(token.content, matcher, owner)
-    if len(pieces) == 1 and pieces[0][1] is None:
-        return [token]
+def _split(text: str, found: list[tuple[int, int, Key]]) -> list[Token]:
+    """The text cut around the names in it: text tokens, and a mention token for each."""
     out = []
-    for content, key in pieces:
-        if key is None:
-            out.append(_text(content))
-        else:
-            link = Token("mention", "", 0, content=content)
-            link.meta = {"key": key}
-            out.append(link)
-    return out
-
-
-def _pieces(text: str, matcher: NameMatcher, owner: Key | None) -> list[tuple[str, Key | None]]:
-    """The text cut around the names found in it: (text, None) or (name, its entity)."""
-    out: list[tuple[str, Key | None]] = []
     cursor = 0
-    for start, end, key in _named(text, matcher, owner):
+    for start, end, key in found:
         if start > cursor:
-            out.append((text[cursor:start], None))
-        out.append((text[start:end], key))
+            out.append(_text(text[cursor:start]))
+        link = Token("mention", "", 0, content=text[start:end])
+        link.meta = {"key": key}
+        out.append(link)
         cursor = end
-    if cursor < len(text) or not out:
-        out.append((text[cursor:], None))
+    if cursor < len(text):
+        out.append(_text(text[cursor:]))
     return out
 
 
-def _named(text: str, matcher: NameMatcher, owner: Key | None) -> list[tuple[int, int, Key]]:
-    """Where the text names an entity other than `owner`, and which: (start, end, key)."""
-    if not text:
-        return []
-    masked = marks.masked_regions(text) if marks.may_mask(text) else []
-    out = []
-    for mention in matcher.find(text, masked):
-        key = _choice(mention.targets, owner)
-        if key is not None:
-            out.append((mention.start, mention.end, key))
-    return out
+class _Spans:
+    """The names link found in a plain text, taken in order as the text is rendered."""
 
+    def __init__(self, read: Read):
+        spans = read.spans
+        self.found = [(spans[2 * i], spans[2 * i + 1], key) for i, key in enumerate(read.keys)]
+        self.next = 0
 
-def _choice(targets: tuple[Key, ...], owner: Key | None) -> Key | None:
-    """Of the entities a name stands for, the one it links to: not the owner; the first
-    kind (in the order of KINDS), then the first id."""
-    if len(targets) == 1:  # as nearly every name
-        return None if targets[0] == owner else targets[0]
-    return min((t for t in targets if t != owner), key=_rank, default=None)
-
-
-def _rank(key: Key) -> tuple[int, str]:
-    return _KIND_RANK.get(key[0], 99), key[1]
+    def within(self, start: int, end: int) -> list[tuple[int, int, Key]]:
+        """The names in text[start:end], as offsets from `start`; the text is rendered
+        in order, and no name stands across two of its pieces."""
+        out = []
+        found = self.found
+        while self.next < len(found) and found[self.next][0] < end:
+            at, to, key = found[self.next]
+            out.append((at - start, to - start, key))
+            self.next += 1
+        return out
 
 
 def _text(content: str) -> Token:
@@ -409,9 +338,7 @@ def _text(content: str) -> Token:
 
 def paper_markdown(renderer: ProseRenderer) -> MarkdownIt:
     """The prose's Markdown, with footnotes (`[^1]`) and numbered sections: a paper's."""
-    from mdit_py_plugins.footnote import footnote_plugin
-
-    md = _markdown(renderer).use(footnote_plugin)
+    md = _markdown(renderer, paper=True)
     md.core.ruler.after("headings", "numbered", _number_sections)
     return md
 
