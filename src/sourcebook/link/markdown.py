@@ -455,11 +455,12 @@ class _Located:
         return found + bisect.bisect_left(self.crlf, found)
 
 
-def _trimmed() -> str:
-    """The white space markdown-it trims off a paragraph's ends."""
-    from markdown_it.common.utils import MD_TRIM_CHARS
+def _trimmed() -> str | None:
+    """The white space markdown-it trims off a paragraph's ends: its own list where it
+    has one (from 4.1), else Python's (None), as `str.strip` takes it."""
+    from markdown_it.common import utils
 
-    return MD_TRIM_CHARS
+    return getattr(utils, "MD_TRIM_CHARS", None)
 
 
 def _line_end(line: str, part: str) -> int | None:
@@ -502,18 +503,22 @@ def _follow(src: str, start: int, content: str, index: int) -> int | None:
     return j if i >= index else None
 
 
+_DIGITAL = re.compile(r"&#((?:x[a-f0-9]{1,6}|[0-9]{1,7}));", re.IGNORECASE)
+_NAMED = re.compile(r"&([a-z][a-z0-9]{1,31});", re.IGNORECASE)
+"""CommonMark's entities, as markdown-it's inline rule reads them (its own patterns are
+anchored at the start of the text in some versions, so cannot be matched at a place)."""
+
+
 def _entity(src: str, at: int) -> tuple[int, str] | None:
     """The entity at `at` as markdown-it reads it: (its length, the text it stands for)."""
     from markdown_it.common.entities import entities
     from markdown_it.common.utils import fromCodePoint, isValidEntityCode
-    from markdown_it.rules_inline.entity import DIGITAL_RE, NAMED_RE
-
-    digital = DIGITAL_RE.match(src, at)
+    digital = _DIGITAL.match(src, at)
     if digital is not None:
         number = digital[1]
         code = int(number[1:], 16) if number[0] in "xX" else int(number)
         return len(digital[0]), fromCodePoint(code if isValidEntityCode(code) else 0xFFFD)
-    named = NAMED_RE.match(src, at)
+    named = _NAMED.match(src, at)
     if named is not None and named[1] in entities:
         return len(named[0]), entities[named[1]]
     return None
