@@ -513,6 +513,7 @@ def _entity(src: str, at: int) -> tuple[int, str] | None:
     """The entity at `at` as markdown-it reads it: (its length, the text it stands for)."""
     from markdown_it.common.entities import entities
     from markdown_it.common.utils import fromCodePoint, isValidEntityCode
+
     digital = _DIGITAL.match(src, at)
     if digital is not None:
         number = digital[1]

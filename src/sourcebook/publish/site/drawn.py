@@ -19,7 +19,6 @@ from sourcebook.derive.charts import ChartData
 from sourcebook.model.figures import Placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
-from sourcebook.publish.site.pages import DRAWN_TEMPLATES
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.vega import ChartRenderError, Drawing, full_spec, inline_svg
 from sourcebook.publish.site.wording import number
@@ -114,8 +113,8 @@ class DrawnCharts:
             if os.getpid() != self._owner:
                 raise ChartRenderError(
                     "?",
-                    "a chart is drawn only on the pages written after the drawing "
-                    f"({', '.join(sorted(DRAWN_TEMPLATES))})",
+                    "a chart is shown only on the pages written after the drawing "
+                    "(pages.DRAWN_TEMPLATES: the observatory, the paper and its PDF)",
                 )
             self.finish()
 
