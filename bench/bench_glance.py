@@ -4,13 +4,14 @@
     python bench/bench_glance.py [--size 10000] [--seed 0] [--repeat 3]
 
 Generates a record of N entities into bench/out/glance-n<N>-seed<S>-plain/
-(bench/generate.py), and a copy of it with the bundled record's charts but the one of
-power by campus and month (their SQL reads only the tables every record has) and a paper
-citing twenty of its sources and embedding two charts into bench/out/glance-n<N>-seed<S>/.
-Builds each in a fresh process, R rounds interleaved, the best of R each: the record as generated, the copy
-with its charts drawn afresh (as on a fresh clone), and the copy with the drawings kept
-from the build before (see publish/site/vega.py). Prints the builds, the difference and
-the share the charts and the paper add: the target is under 10% of the full build.
+(bench/generate.py), and a copy of it into bench/out/glance-n<N>-seed<S>/ with the
+bundled record's charts but the one of power by campus and month (their SQL reads only
+the tables every record has) and a paper citing twenty of its sources and embedding two
+charts. Builds each in a fresh process, R rounds interleaved, the best of R each: the
+record as generated, the copy with its charts drawn afresh (as on a fresh clone), and the
+copy with the drawings kept from the build before (see publish/site/vega.py). Prints the
+builds, the difference and the share the charts and the paper add: the target is under
+10% of the full build.
 """
 
 from __future__ import annotations
