@@ -81,11 +81,6 @@ class DrawnCharts:
             self._drawing.close()
             self._drawing = None
 
-    def draw(self) -> None:
-        """Draw every chart that has data, waiting for them."""
-        self.start()
-        self.finish()
-
     def charts(self) -> list[Chart]:
         return [c for c in self.record.of("chart") if isinstance(c, Chart)]
 

@@ -248,11 +248,6 @@ class Drawing:
                 old.unlink(missing_ok=True)
 
 
-def draw_all(specs: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, str]:
-    """Each (chart id, full spec) drawn as raw SVG, waiting for them all."""
-    return Drawing(specs).result()
-
-
 def _key(spec: dict[str, Any]) -> str:
     text = json.dumps(spec, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(f"{_engine()}\n{text}".encode()).hexdigest()
