@@ -176,11 +176,13 @@ class Drawing:
     def __init__(self, specs: Sequence[tuple[str, dict[str, Any]]], kept: Path | None = None):
         self._charts = [chart for chart, _ in specs]
         self._kept = kept
-        self._keys = {chart: _key(spec) for chart, spec in specs} if kept is not None else {}
+        self._keys: dict[str, str] = {}
         self._drawn: dict[str, str] = {}
-        for chart, key in self._keys.items():
-            with contextlib.suppress(OSError, UnicodeDecodeError):
-                self._drawn[chart] = (kept / f"{key}.svg").read_text(encoding="utf-8")  # type: ignore[operator]
+        if kept is not None:
+            self._keys = {chart: _key(spec) for chart, spec in specs}
+            for chart, key in self._keys.items():
+                with contextlib.suppress(OSError, UnicodeDecodeError):
+                    self._drawn[chart] = (kept / f"{key}.svg").read_text(encoding="utf-8")
         self._fresh = [(chart, spec) for chart, spec in specs if chart not in self._drawn]
         self._child: Any = None
         self._pipe: Connection | None = None
