@@ -56,20 +56,28 @@ def test_an_outcome_follows_the_query_and_the_deadline(holds, today, expected):
     assert outcome(holds, "2026", today) is expected
 
 
-def verdict_of(make_record, tmp_path, price: str, closes: str = "2026-11-08"):
-    test = (
-        "---\ntitle: Above the trough\nclaim: It stays up.\ndeadline: 2026-12-31\n"
-        "rule: Fails at or below 1.70.\nquery: |\n" + textwrap.indent(ABOVE_TROUGH, "  ") + "---\n"
+def a_test(query: str, title: str = "Above the trough") -> str:
+    return (
+        f"---\ntitle: {title}\nclaim: It stays up.\ndeadline: 2026-12-31\n"
+        "rule: Fails at or below 1.70.\nquery: |\n" + textwrap.indent(query, "  ") + "---\n"
     )
+
+
+def compiled(make_record, tmp_path, price: str, closes: str = "2026-11-08", **tests: str):
     files = {
         "parties/semianalysis.md": PRICE.format(value=price),
         "sources/index.md": SOURCE,
-        "tests/above-trough.md": test,
+        "tests/above-trough.md": a_test(ABOVE_TROUGH),
+        **{f"tests/{name}.md": text for name, text in tests.items()},
     }
     settings = SETTINGS.replace("closes = 2026-11-08", f"closes = {closes}")
     checked = check(make_record(files, settings=settings))
     assert not checked.diagnostics.has_errors(), [d.format() for d in checked.diagnostics]
-    with derive.open_record(compile_checked(checked, tmp_path / "record.db")) as db:
+    return derive.open_record(compile_checked(checked, tmp_path / "record.db"))
+
+
+def verdict_of(make_record, tmp_path, price: str, closes: str = "2026-11-08"):
+    with compiled(make_record, tmp_path, price, closes) as db:
         (verdict,) = derive.verdicts(db)
     return verdict
 
@@ -104,3 +112,18 @@ def test_the_bundled_tests_each_have_a_verdict_and_a_reason(tmp_path):
     by_id = {v.test: v for v in verdicts}
     assert by_id["h100-price-above-trough"].outcome is Outcome.PENDING
     assert "2.35" in by_id["h100-price-above-trough"].why
+
+
+def test_the_verdicts_history_follows_what_was_known_each_month(make_record, tmp_path):
+    # the price of 1.65 is known from its source's day, 2 April 2026; a second test names
+    # that figure by id, so in a month before it its query names a figure that is none
+    names = a_test("SELECT 1 AS holds, 'party:semianalysis:1' AS figure\n", title="Names it")
+    with compiled(make_record, tmp_path, "1.65", **{"names-it": names}) as db:
+        history = derive.verdict_history(db, [date(2026, 3, 31), date(2026, 4, 30)])
+    assert history == [
+        ("above-trough", "Above the trough", "2026-03-31", "pending"),
+        ("above-trough", "Above the trough", "2026-04-30", "failed"),
+        ("names-it", "Names it", "2026-04-30", "passed"),
+        ("above-trough", "Above the trough", "2026-11-08", "failed"),
+        ("names-it", "Names it", "2026-11-08", "passed"),
+    ]

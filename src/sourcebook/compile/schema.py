@@ -51,6 +51,7 @@ CREATE TABLE figures (
     file TEXT, line INTEGER
 );
 CREATE INDEX figures_by_owner ON figures (owner_kind, owner_id, metric);
+CREATE INDEX figures_by_metric ON figures (metric, status);
 CREATE TABLE figure_inputs (
     figure TEXT NOT NULL, input TEXT NOT NULL, position INTEGER NOT NULL
 );

@@ -98,6 +98,17 @@ def outcome(holds: bool | None, deadline: str, as_of: date) -> Outcome:
 def judge(db: CompiledRecord, sql: str, known: dict[str, FigureRef] | None = None) -> Judgement:
     """Run a test's query. Raises QueryError for a failure or the wrong shape. `known`: as
     for `evaluate_indicator`."""
+    got = _row(db, sql)
+    why = got.get("why")
+    return Judgement(
+        _holds(got),
+        None if why is None else str(why),
+        figure_refs(db, got.get("figure"), known),
+    )
+
+
+def _row(db: CompiledRecord, sql: str) -> dict[str, Any]:
+    """A test's one row by column, checked for its shape."""
     result = db.run(sql, max_rows=1)
     unknown = [c for c in result.columns if c not in TEST_COLUMNS]
     if "holds" not in result.columns or unknown:
@@ -108,23 +119,22 @@ def judge(db: CompiledRecord, sql: str, known: dict[str, FigureRef] | None = Non
         )
     if result.more or not result.rows:
         raise QueryError(Failure.SHAPE, "a test's query returns exactly one row")
-    got = dict(zip(result.columns, result.rows[0], strict=True))
+    return dict(zip(result.columns, result.rows[0], strict=True))
+
+
+def _holds(got: dict[str, Any]) -> bool | None:
     holds = got["holds"]
     if holds not in (0, 1, None):
         raise QueryError(Failure.SHAPE, f"'holds' is 1, 0 or NULL, not {holds!r}")
-    why = got.get("why")
-    return Judgement(
-        None if holds is None else bool(holds),
-        None if why is None else str(why),
-        figure_refs(db, got.get("figure"), known),
-    )
+    return None if holds is None else bool(holds)
 
 
 def verdict_history(db: CompiledRecord, months: list[date]) -> list[tuple[str, str, str, str]]:
     """(test, title, day, outcome) of each test with a query at the end of each of `months`
     (and on the record's own day); a month where its query fails is left out.
 
-    One copy of the record is walked back in time, as for the scorecard's history."""
+    One copy of the record is walked back in time, as for the scorecard's history; only
+    whether each test holds is read there, not the figures it rests on."""
     tests = db.rows("SELECT id, title, deadline, query FROM tests WHERE query != ''")
     as_of = db.meta("as_of")
     days = sorted({*months, *([date.fromisoformat(as_of)] if as_of else [])})
@@ -137,14 +147,23 @@ def verdict_history(db: CompiledRecord, months: list[date]) -> list[tuple[str, s
         for day in reversed(days):
             restrict(copy, day)
             then = CompiledRecord(copy, db.seconds, db.monitor)
+            figures = {row[0] for row in copy.execute("SELECT id FROM figures")}
             for test in tests:
                 try:
-                    holds = judge(then, test["query"]).holds
+                    got = _row(then, test["query"])
+                    holds = _holds(got)
                 except QueryError:
                     continue
+                if not _names_only(got.get("figure"), figures):
+                    continue  # as `judge` would refuse it
                 verdict = outcome(holds, test["deadline"], day)
                 found.append((test["id"], test["title"], day.isoformat(), verdict.value))
             then.writable()
     finally:
         copy.close()
     return sorted(found, key=lambda v: (v[2], v[0]))
+
+
+def _names_only(named: Any, figures: set[str]) -> bool:
+    """Whether a query's `figure` names only figures the record holds (see `figure_refs`)."""
+    return named is None or all(p.strip() in figures for p in str(named).split(",") if p.strip())
