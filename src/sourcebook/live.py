@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sourcebook.diagnostics import Diagnostic
-from sourcebook.pipeline import build, check_house
+from sourcebook.pipeline import KeptRuns, build, check_house
 from sourcebook.publish.house.build import build_house
 from sourcebook.publish.site.live_search import LiveSearch
 from sourcebook.publish.site.search import SearchJob
@@ -45,6 +45,9 @@ class LiveSite:
         self._closed = False
         self.search = LiveSearch(self.out)
         """The search index, made after each build is shown."""
+        self.kept = KeptRuns.in_memory()
+        """What the builds before made of the record's files and fields: an edit reads
+        again only what it changed."""
 
     @property
     def broken(self) -> bool:
@@ -73,7 +76,13 @@ class LiveSite:
         """Check the record and, where it has no error, build its site, drafts and all,
         without its search index; the errors, the warnings, and the index still to make."""
         done = build(
-            self.root, self.site, drafts=True, search=False, jobs=1, notify_url=self.notify_url
+            self.root,
+            self.site,
+            drafts=True,
+            search=False,
+            jobs=1,
+            notify_url=self.notify_url,
+            kept=self.kept,
         )
         checked = done.checked
         if checked.record is not None:

@@ -25,11 +25,14 @@ from sourcebook.derive.queries import check_queries
 from sourcebook.derive.sandbox import isolated
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link import Graph, link_record, without_drafts
+from sourcebook.link.graph import MENTIONS
 from sourcebook.link.series import Volume as SeriesVolume
 from sourcebook.link.series import Works
 from sourcebook.model.record import Record
 from sourcebook.read import read_record
+from sourcebook.read.entities import PARSED
 from sourcebook.read.house import read_house
+from sourcebook.read.kept import Kept
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.build import Built
@@ -66,14 +69,16 @@ def build(
     jobs: int | None = None,
     notify_url: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    kept: KeptRuns | None = None,
 ) -> Build:
     """Check the record at `root` and, where it has no errors, write its site into `out`:
-    without its drafts unless `drafts`, with its search index unless not `search`.
+    without its drafts unless `drafts`, with its search index unless not `search`; `kept`
+    as for `read_and_link`.
     Raises RecordError, AsOfError (as `check`), BuildError (for a site that cannot be made)."""
     from sourcebook.publish.site.build import SiteBuild  # the site's libraries: only to build
 
     diagnostics = Diagnostics()
-    record, graph = read_and_link(root, as_of, diagnostics)
+    record, graph = read_and_link(root, as_of, diagnostics, kept)
     if record is None:
         return Build(Checked(None, graph, diagnostics, as_of))
     shown = without_drafts(record, graph, drafts)
@@ -87,25 +92,57 @@ def build(
     return Build(checked, built)
 
 
-def check(root: Path | str, as_of: date | None = None) -> Checked:
+def check(root: Path | str, as_of: date | None = None, kept: KeptRuns | None = None) -> Checked:
     """Read, link and check the record at `root`, its own queries run over it as it stood
-    on `as_of` (default: its close). Raises RecordError if it is not a record, AsOfError
-    for a day after it closes."""
+    on `as_of` (default: its close); `kept` as for `read_and_link`. Raises RecordError if
+    it is not a record, AsOfError for a day after it closes."""
     diagnostics = Diagnostics()
-    record, graph = read_and_link(root, as_of, diagnostics)
+    record, graph = read_and_link(root, as_of, diagnostics, kept)
     if record is None:
         return Checked(None, graph, diagnostics, as_of)
     return check_linked(record, graph, diagnostics, as_of)
 
 
+@dataclass(frozen=True)
+class KeptRuns:
+    """What read and link made of each file and field, kept from run to run (`read.kept`):
+    in the record's state folder (`on_disk`), or in memory by `serve` from save to save.
+    An empty one, not saved, makes every run read the record afresh (`--no-cache`)."""
+
+    parsed: Kept
+    mentions: Kept
+    on_disk: bool = False
+
+    @classmethod
+    def in_memory(cls) -> KeptRuns:
+        return cls(Kept(PARSED), Kept(MENTIONS))
+
+    @classmethod
+    def load(cls, root: Path) -> KeptRuns:
+        return cls(Kept.load(root, PARSED), Kept.load(root, MENTIONS), on_disk=True)
+
+    def done(self, root: Path) -> None:
+        """The run is over: what it used is what the next finds."""
+        for part in (self.parsed, self.mentions):
+            if self.on_disk:
+                part.save(root)
+            else:
+                part.settle()
+
+
 def read_and_link(
-    root: Path | str, as_of: date | None, diagnostics: Diagnostics
+    root: Path | str, as_of: date | None, diagnostics: Diagnostics, kept: KeptRuns | None = None
 ) -> tuple[Record | None, Graph]:
-    record = read_record(root, diagnostics)
+    """The record read and linked; `kept`: what earlier runs made of it (default: kept in
+    the record's state folder)."""
+    kept = kept if kept is not None else KeptRuns.load(Path(root))
+    record = read_record(root, diagnostics, kept.parsed)
     if record is None:
         return None, Graph()
     record_day(record, as_of)  # refuses a day after the close before any work is done
-    return record, link_record(record)
+    graph = link_record(record, kept.mentions)
+    kept.done(Path(root))
+    return record, graph
 
 
 def check_linked(

@@ -18,12 +18,12 @@ import json
 import os
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
 from pathlib import Path
 
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, Severity
 from sourcebook.files import write_atomic
 from sourcebook.read.fingerprint import fingerprint
+from sourcebook.read.kept import code
 from sourcebook.read.paths import SETTINGS_FILE
 from sourcebook.read.state import state_folder
 
@@ -71,14 +71,8 @@ def _key(root: Path, as_of: date | None, hashes: Path | None) -> str:
     """The hash of all a check's result depends on: the diagnostics name files by the path
     the record was given by, so that is part of it. `hashes` keeps the files' hashes."""
     day = as_of.isoformat() if as_of else "close"
-    said = f"{_code()}\n{day}\n{os.fsencode(root)!r}\n{fingerprint(root, hashes)}"
+    said = f"{code()}\n{day}\n{os.fsencode(root)!r}\n{fingerprint(root, hashes)}"
     return hashlib.sha256(said.encode()).hexdigest()
-
-
-@cache
-def _code() -> str:
-    """sourcebook's own files, by content: another version checks anew."""
-    return fingerprint(Path(__file__).resolve().parent)
 
 
 def _read(path: Path) -> Found | None:

@@ -25,14 +25,23 @@ from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no warnings.")
 @click.option("--drafts", is_flag=True, help="Include the drafts, each marked as a draft.")
 @AS_OF
+@click.option(
+    "--no-cache", is_flag=True, help="Read every file anew, not what earlier runs kept of it."
+)
 def build(
-    record: Path, out: Path | None, quiet: bool, drafts: bool, as_of: datetime | None
+    record: Path,
+    out: Path | None,
+    quiet: bool,
+    drafts: bool,
+    as_of: datetime | None,
+    no_cache: bool,
 ) -> None:
     """Check RECORD and build its site; a record with errors is never built. Drafts are
     left out unless --drafts. RECORD may be a house: every volume and the house's own
     pages make one site."""
     from sourcebook.commands.check import passed_or_exit
     from sourcebook.compile import AsOfError
+    from sourcebook.pipeline import KeptRuns
     from sourcebook.pipeline import build as run_build
     from sourcebook.publish.site import BuildError
     from sourcebook.read import RecordError
@@ -49,6 +58,7 @@ def build(
                 as_of=as_of.date() if as_of else None,
                 drafts=drafts,
                 progress=progress,
+                kept=KeptRuns.in_memory() if no_cache else None,  # in memory, for this run alone
             )
     except (RecordError, AsOfError, BuildError) as exc:
         fail(str(exc))

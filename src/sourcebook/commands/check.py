@@ -40,7 +40,8 @@ AS_OF = click.option(
 @click.option(
     "--no-cache",
     is_flag=True,
-    help="Check the record in full, even where it is unchanged since the last check.",
+    help="Check the record in full, every file read anew, even where it is unchanged since the"
+    " last check.",
 )
 def check(
     record: Path,
@@ -68,9 +69,11 @@ def check(
             whole = check_house(record, day)
             diagnostics, entities = whole.diagnostics, whole.entities
         elif quotes or no_cache:
+            from sourcebook.pipeline import KeptRuns
             from sourcebook.pipeline import check as run_check
 
-            single = run_check(record, day)
+            fresh = KeptRuns.in_memory() if no_cache else None  # in memory, for this run alone
+            single = run_check(record, day, kept=fresh)
             diagnostics, entities = single.diagnostics, _entities(single)
         else:  # a record unchanged since its last check loads none of the stages
             found = check_remembered(record, day)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key, QuoteClaim, Ref
+from sourcebook.read.kept import Kept
 from sourcebook.runtime.collector import collector_paused
 from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
@@ -85,12 +87,18 @@ def build_matcher(record: Record) -> NameMatcher:
     )
 
 
+MENTIONS = "mentions"
+"""The part of the state folder that keeps the names found in each prose field."""
+
+
 @collector_paused()
-def link_record(record: Record) -> Graph:
+def link_record(record: Record, kept: Kept | None = None) -> Graph:
+    """The record's references. `kept`: the names found in each prose field by earlier
+    runs (see `read.kept`), by the field's text and the record's names; none if not given."""
     matcher = build_matcher(record)
     graph = Graph(matcher=matcher)
     entities = list(record)
-    for found in _linked(entities, record, matcher):
+    for found in _linked(entities, record, matcher, kept if kept is not None else Kept(MENTIONS)):
         for ref in found.refs:
             graph.add(ref)
         graph.quotes += found.quotes
@@ -111,26 +119,32 @@ class _Found:
     unbalanced: list[tuple[Key, Pos]] = field(default_factory=list)
     reads: dict[tuple[Key, str], Read] = field(default_factory=dict)
     wiki: dict[tuple[str | None, str], Key | None] = field(default_factory=dict)
+    made: list[tuple[bytes, Any]] = field(default_factory=list)
+    """The names found in fields read anew in a worker (key and plain value), for the
+    process that keeps them."""
 
     def add(self, ref: Ref) -> None:
         self.refs.append(ref)
 
 
-def _link(entities: Sequence[Entity], record: Record, matcher: NameMatcher) -> _Found:
+def _link(entities: Sequence[Entity], record: Record, matcher: NameMatcher, kept: Kept) -> _Found:
     found = _Found()
     for entity in entities:
         _link_fields(entity, record, found)
         for name, text in entity.prose():
-            _link_prose(entity, name, text, record, matcher, found)
+            _link_prose(entity, name, text, record, matcher, found, kept)
     return found
 
 
-def _linked(entities: Sequence[Entity], record: Record, matcher: NameMatcher) -> Iterator[_Found]:
+def _linked(
+    entities: Sequence[Entity], record: Record, matcher: NameMatcher, kept: Kept
+) -> Iterator[_Found]:
     """What linking each chunk of `entities` found, chunk by chunk in order: in this
-    process, or for a large record in forked workers, which find exactly the same."""
-    jobs = _jobs(len(entities))
+    process, or for a large record in forked workers, which find exactly the same. A
+    record with names kept from before is linked in this process (as `read.reading`)."""
+    jobs = _jobs(len(entities)) if not len(kept) else 1
     if jobs <= 1:
-        yield _link(entities, record, matcher)
+        yield _link(entities, record, matcher, kept)
         return
     bounds = [(i, min(i + CHUNK, len(entities))) for i in range(0, len(entities), CHUNK)]
     numbers = {entity.key: i for i, entity in enumerate(entities)}
@@ -138,7 +152,10 @@ def _linked(entities: Sequence[Entity], record: Record, matcher: NameMatcher) ->
     markdown.parsers()  # made once, here, for every worker
     with Forked(jobs, (entities, record, matcher, numbers)) as pool:
         for flat in pool.imap(_link_chunk, bounds):
-            yield _unflattened(flat, keys)
+            found = _unflattened(flat, keys)
+            for made in found.made:
+                kept.put(*made)
+            yield found
 
 
 def _jobs(entities: int) -> int:
@@ -146,13 +163,18 @@ def _jobs(entities: int) -> int:
     return worker_count(entities, PARALLEL_FROM)
 
 
-_Flat = tuple[list[tuple], list[tuple], list[tuple], list[tuple], list[tuple], list[tuple]]
+_Flat = tuple[
+    list[tuple], list[tuple], list[tuple], list[tuple], list[tuple], list[tuple], list[tuple]
+]
 
 
 def _link_chunk(bounds: tuple[int, int]) -> _Flat:
     # The entities, the record, the name matcher, and each entity's number in `entities`.
     entities, record, matcher, numbers = forked_job()
-    return _flattened(_link(entities[bounds[0] : bounds[1]], record, matcher), numbers)
+    kept = Kept(MENTIONS, made=True)
+    found = _link(entities[bounds[0] : bounds[1]], record, matcher, kept)
+    found.made = kept.made or []
+    return _flattened(found, numbers)
 
 
 # References and positions go between processes as plain tuples: pickle handles frozen
@@ -167,7 +189,7 @@ def _flattened(found: _Found, numbers: dict[Key, int]) -> _Flat:
     reads = [
         (numbers[owner], field, *read.flat(numbers)) for (owner, field), read in found.reads.items()
     ]
-    return refs, quotes, marked, unbalanced, reads, list(found.wiki.items())
+    return refs, quotes, marked, unbalanced, reads, list(found.wiki.items()), found.made
 
 
 def _pos(pos: Pos) -> tuple[str, int, int]:
@@ -178,7 +200,7 @@ def _unflattened(flat: _Flat, keys: list[Key]) -> _Found:
     """What a worker found; the entities of what pages link by their numbers in `keys`
     (a large record's prose names tens of thousands: as numbers, they go between
     processes as a few bytes, and come back as the record's own keys, not copies)."""
-    refs, quotes, marked, unbalanced, reads, wiki = flat
+    refs, quotes, marked, unbalanced, reads, wiki, made = flat
     return _Found(
         [Ref.from_flat(r) for r in refs],
         [QuoteClaim.from_flat(q) for q in quotes],
@@ -186,6 +208,7 @@ def _unflattened(flat: _Flat, keys: list[Key]) -> _Found:
         [(owner, Pos(file, line, col)) for owner, file, line, col in unbalanced],
         {(keys[owner], field): Read.from_flat(rest, keys) for owner, field, *rest in reads},
         dict(wiki),
+        made,
     )
 
 
@@ -240,7 +263,13 @@ def _values(entity: Entity, parts: list[str]) -> list[tuple[Any, tuple]]:
 
 
 def _link_prose(
-    entity: Entity, name: str, text: str, record: Record, matcher: NameMatcher, into: _Found
+    entity: Entity,
+    name: str,
+    text: str,
+    record: Record,
+    matcher: NameMatcher,
+    into: _Found,
+    kept: Kept,
 ) -> None:
     positions = _Positions(entity.prose_pos(name), text, entity.prose_span(name))
     found = prose.scan(text)
@@ -289,7 +318,8 @@ def _link_prose(
     for offset in found.unbalanced:
         into.unbalanced.append((key, positions.at(offset)))
     shown = name != "title"  # a title is shown as it is written, no name linked
-    read, named = mentions.read(text, mentions.reading_of(entity, name), matcher, key, shown)
+    reading = mentions.reading_of(entity, name)
+    read, named = _mentions(text, reading, matcher, key, shown, kept)
     if read is not mentions.NOTHING and shown:
         into.reads[(key, name)] = read
     for start, said, targets in named:
@@ -297,6 +327,28 @@ def _link_prose(
         for target in targets:
             if target != key:
                 into.add(Ref(key, target, "mention", name, at, said))
+
+
+def _mentions(
+    text: str,
+    reading: str,
+    matcher: NameMatcher,
+    owner: Key,
+    shown: bool,
+    kept: Kept,
+) -> tuple[Read, list[mentions.Named]]:
+    """`mentions.read`, or what it found in the same text among the same names before."""
+    key = Kept.key(MENTIONS, matcher.fingerprint, reading, *owner, str(shown), text)
+    plain = kept.get(key)
+    if plain is not None:
+        nothing, how, spans, keys, named = plain
+        read = mentions.NOTHING if nothing else Read(how, array("i", spans), keys)
+        return read, [(start, said, targets) for start, said, targets in named]
+    read, found = mentions.read(text, reading, matcher, owner, shown)
+    nothing = read is mentions.NOTHING
+    value = (nothing, read.reading, read.spans.tobytes(), read.keys, tuple(found))
+    kept.put(key, value)
+    return read, found
 
 
 def resolve_wiki(record: Record, kind: str | None, target: str) -> Key | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -81,6 +82,9 @@ class NameMatcher:
     def __init__(self, names: Iterable[tuple[str, tuple[str, str]]]):
         table: dict[str, set[tuple[str, str]]] = {}
         canonical: dict[str, str] = {}
+        names = list(names)  # in the order given, which decides each key's canonical name
+        self.fingerprint = hashlib.sha256(repr(names).encode("utf-8", "surrogatepass")).hexdigest()
+        """The hash of every name and what it stands for: the same finds the same."""
         for name, target in names:
             for form in plural_forms(name.strip()):
                 key = _words(form)

@@ -18,7 +18,8 @@ from pydantic import ValidationError
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, did_you_mean
 from sourcebook.model.base import ID_PATTERN, Entity, Place
 from sourcebook.model.kinds import KINDS, Kind
-from sourcebook.read.frontmatter import FrontMatterError, Path_, parse
+from sourcebook.read.frontmatter import FrontMatterError, Parsed, Path_, parse
+from sourcebook.read.kept import Kept
 from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
 PARALLEL_FROM = 2000
@@ -26,6 +27,9 @@ PARALLEL_FROM = 2000
 CHUNK = 250
 """Files a worker reads per task: enough to make each task's round trip cheap, few enough
 that the workers finish together."""
+
+PARSED = "parsed"
+"""The part of the state folder that keeps front matter parsed (see `read.kept`)."""
 
 _KIND = {kind.name: kind for kind in KINDS}
 
@@ -48,22 +52,47 @@ class FileRead(NamedTuple):
 
 
 @contextmanager
-def reading(files: Sequence[EntityFile], max_bytes: int) -> Iterator[Iterator[FileRead]]:
+def reading(
+    files: Sequence[EntityFile], max_bytes: int, kept: Kept | None = None
+) -> Iterator[Iterator[FileRead]]:
     """Each file read, in the order given. Workers, where there are any, start at once and
-    read while the block runs; in this process, each file is read as the block asks for it."""
-    jobs = _jobs(len(files))
+    read while the block runs; in this process, each file is read as the block asks for it.
+
+    `kept`: front matter parsed before, by the file's text (see `read.kept`). A record
+    with some kept is read in this process, where parsing what changed is all there is to
+    do; workers parse a record with none, and this process keeps what they parsed."""
+    kept = kept if kept is not None else Kept(PARSED)
+    jobs = _jobs(len(files)) if not len(kept) else 1
     if jobs <= 1:
-        yield (FileRead(file, *_read(file, max_bytes)) for file in files)
+        yield (FileRead(file, *_read(file, max_bytes, kept)[:2]) for file in files)
         return
     bounds = [(i, min(i + CHUNK, len(files))) for i in range(0, len(files), CHUNK)]
     with Forked(jobs, (files, max_bytes)) as pool:
         found = chain.from_iterable(pool.imap(_read_chunk, bounds))
-        yield (FileRead(file, *read) for file, read in zip(files, found, strict=True))
+        yield (_adopted(file, *read, kept) for file, read in zip(files, found, strict=True))
 
 
-def _read(file: EntityFile, max_bytes: int) -> tuple[Entity | None, list[Diagnostic]]:
+def _adopted(
+    file: EntityFile,
+    entity: Entity | None,
+    diagnostics: list[Diagnostic],
+    made: tuple[bytes, Any] | None,
+    kept: Kept,
+) -> FileRead:
+    if made is not None:
+        kept.put(*made)
+    return FileRead(file, entity, diagnostics)
+
+
+_Read = tuple[Entity | None, list[Diagnostic], tuple[bytes, Any] | None]
+
+
+def _read(file: EntityFile, max_bytes: int, kept: Kept) -> _Read:
+    """The file's entity and diagnostics, and its front matter as parsed anew (key and plain
+    value), for the process that keeps them."""
     found = Diagnostics()
-    return _read_entity(file, _KIND[file.kind], max_bytes, found), found.items
+    entity, made = _read_entity(file, _KIND[file.kind], max_bytes, found, kept)
+    return entity, found.items, made
 
 
 def _jobs(files: int) -> int:
@@ -71,18 +100,20 @@ def _jobs(files: int) -> int:
     return worker_count(files, PARALLEL_FROM)
 
 
-def _read_chunk(bounds: tuple[int, int]) -> list[tuple[Entity | None, list[Diagnostic]]]:
+def _read_chunk(bounds: tuple[int, int]) -> list[_Read]:
     files, max_bytes = forked_job()  # the files and the size limit
-    return [_read(file, max_bytes) for file in files[bounds[0] : bounds[1]]]
+    return [_read(file, max_bytes, Kept(PARSED)) for file in files[bounds[0] : bounds[1]]]
 
 
-def _read_entity(file: EntityFile, kind: Kind, max_bytes: int, found: Diagnostics) -> Entity | None:
+def _read_entity(
+    file: EntityFile, kind: Kind, max_bytes: int, found: Diagnostics, kept: Kept
+) -> tuple[Entity | None, tuple[bytes, Any] | None]:
     shown, entity_id = file.shown, file.id
     try:
-        parsed = parse(_read_text(file.path, shown, max_bytes), shown)
+        parsed, made = _parsed(_read_text(file.path, shown, max_bytes), shown, kept)
     except FrontMatterError as exc:
         found.error(exc.pos, exc.code, exc.message, exc.hint)
-        return None
+        return None, None
     for name, pos in parsed.duplicate_keys:
         found.error(pos, "S006", f"field '{name}' is given twice", "keep one of them")
     if not ID_PATTERN.match(entity_id):
@@ -100,11 +131,35 @@ def _read_entity(file: EntityFile, kind: Kind, max_bytes: int, found: Diagnostic
             f"unknown field '{key}'",
             "the id is the file's name and the body is the Markdown after the front matter",
         )
-        parsed.data.pop(key)
-    entity = _validate(kind, entity_id, parsed.data, parsed.body, shown, parsed.places, found)
+    data = {k: v for k, v in parsed.data.items() if k not in ("id", "body")}  # kept as parsed
+    entity = _validate(kind, entity_id, data, parsed.body, shown, parsed.places, found)
     if entity is not None:
         entity.place(shown, parsed.places, parsed.body_line, parsed.spans)
-    return entity
+    return entity, made
+
+
+def _parsed(text: str, shown: str, kept: Kept) -> tuple[Parsed, tuple[bytes, Any] | None]:
+    """The file's front matter, parsed or kept from before; with its key and plain value
+    where parsed anew. What cannot be parsed is not kept: it raises each time."""
+    key = Kept.key(PARSED, shown, text)
+    plain = kept.get(key)
+    if plain is not None:
+        data, body, body_line, places, spans, duplicates = plain
+        parsed = Parsed(shown, data, body, body_line, dict(places), dict(spans))
+        parsed.duplicate_keys = [(name, Pos(shown, *at)) for name, *at in duplicates]
+        return parsed, None
+    parsed = parse(text, shown)
+    duplicates = tuple((name, pos.line, pos.col) for name, pos in parsed.duplicate_keys)
+    plain = (
+        parsed.data,
+        parsed.body,
+        parsed.body_line,
+        tuple(parsed.places.items()),
+        tuple(parsed.spans.items()),
+        duplicates,
+    )
+    kept.put(key, plain)
+    return parsed, (key, plain)
 
 
 def _read_text(path: str, shown: str, limit: int) -> str:

@@ -1,0 +1,225 @@
+"""What read and link keep from run to run (`read.kept`): a record read with what earlier
+runs kept is exactly the record read afresh, whatever edits came between, and what is kept
+is never trusted beyond its hash."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from conftest import SETTINGS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sourcebook.diagnostics import Diagnostics
+from sourcebook.pipeline import KeptRuns, read_and_link
+from sourcebook.read import kept as kept_module
+from sourcebook.read.entities import PARSED
+from sourcebook.read.kept import Kept
+
+NAMES = ["Cluster", "GPU", "Power Grid", "Stargate", "Abilene", "the plant"]
+WORDS = [
+    "The",
+    "cluster",
+    "Clusters",
+    "GPU",
+    "gpus",
+    "power grid",
+    "[[gpu]]",
+    "[[term:stargate]]",
+    "[@index, p. 4]",
+    "“a quoted line” [@index]",
+    "`Stargate`",
+    "<https://example.com/Abilene>",
+    "**Abilene**",
+    "\n\n- Stargate\n- the plant\n\n",
+    "[the plant](https://example.com)",
+    "runs",
+    ".",
+]
+IDS = ["cluster", "gpu", "stargate", "abilene", "plant", "power-grid"]
+
+prose = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
+term_text = st.builds(
+    lambda title, aliases, body, definition: (
+        f"---\ntitle: {json.dumps(title)}\n"
+        + (f"aliases: {json.dumps(aliases)}\n" if aliases else "")
+        + f"definition: {json.dumps(definition or 'A thing.')}\n---\n{body}\n"
+    ),
+    st.sampled_from(NAMES),
+    st.lists(st.sampled_from(NAMES), max_size=2),
+    prose,
+    prose,
+)
+broken_text = st.sampled_from(
+    [
+        "---\ntitle: [\n---\n",
+        "---\ntitle: A\ntitle: B\ndefinition: x\n---\n",
+        "---\ntitle: A\nbody: x\ndefinition: y\n---\n",
+        "---\ntitle: A\ncolour: red\ndefinition: y\n---\n",
+        "no front matter at all\n",
+        "",
+    ]
+)
+edit = st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(IDS), term_text),
+    st.tuples(st.just("write"), st.sampled_from(IDS), broken_text),
+    st.tuples(st.just("delete"), st.sampled_from(IDS), st.just("")),
+    st.tuples(st.just("rename"), st.sampled_from(IDS), st.sampled_from(IDS)),
+)
+
+
+def seeded(root: Path) -> None:
+    for folder in ("chapters", "terms", "sources"):
+        (root / folder).mkdir(parents=True)
+    (root / "sourcebook.toml").write_text(SETTINGS, encoding="utf-8")
+    chapter = "---\ntitle: The Stakes\nnumber: 1\nsummary: What the race is for.\n---\n"
+    (root / "chapters" / "chapter-1.md").write_text(chapter, encoding="utf-8")
+    source = "---\ntitle: The index\ncategory: research\ndate: 2026-04-02\n---\nOn the GPU.\n"
+    (root / "sources" / "index.md").write_text(source, encoding="utf-8")
+    for term_id, name in zip(IDS, NAMES, strict=True):
+        text = f"---\ntitle: {name}\ndefinition: A thing.\n---\nNear the Cluster and the GPU.\n"
+        (root / "terms" / f"{term_id}.md").write_text(text, encoding="utf-8")
+
+
+def apply(root: Path, change: tuple[str, str, str]) -> None:
+    what, term_id, arg = change
+    path = root / "terms" / f"{term_id}.md"
+    if what == "write":
+        path.write_text(arg, encoding="utf-8")
+    elif what == "delete":
+        path.unlink(missing_ok=True)
+    elif path.exists():
+        path.rename(root / "terms" / f"{arg}.md")
+
+
+def read_as(root: Path, kept: KeptRuns) -> Any:
+    """Everything read and link made, in comparable form."""
+    diagnostics = Diagnostics()
+    record, graph = read_and_link(root, None, diagnostics, kept)
+    entities = [] if record is None else [(e.model_dump(), e._origin) for e in record]
+    reads = sorted((k, r.reading, r.spans.tobytes(), r.keys) for k, r in graph.reads.items())
+    return (
+        entities,
+        [d.format() for d in diagnostics],
+        graph.refs,
+        graph.quotes,
+        graph.marked,
+        graph.unbalanced,
+        reads,
+        graph.wiki,
+    )
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.lists(edit, min_size=1, max_size=6))
+def test_a_record_read_with_what_was_kept_is_the_record_read_afresh(edits):
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "record"
+        seeded(root)
+        in_memory = KeptRuns.in_memory()
+        read_as(root, in_memory)
+        read_as(root, KeptRuns.load(root))
+        for change in edits:
+            apply(root, change)
+            afresh = read_as(root, KeptRuns.in_memory())
+            assert read_as(root, in_memory) == afresh  # as `serve` keeps it
+            assert read_as(root, KeptRuns.load(root)) == afresh  # as `build` and `check` do
+
+
+def test_an_unchanged_record_is_neither_parsed_nor_scanned_again(tmp_path):
+    root = tmp_path / "record"
+    seeded(root)
+    read_as(root, KeptRuns.load(root))
+    again = KeptRuns.load(root)
+    read_as(root, again)
+    assert (again.parsed.hits, again.parsed.misses) == (8, 0)
+    assert again.mentions.misses == 0 and again.mentions.hits > 8
+    (root / "terms" / "gpu.md").write_text(
+        "---\ntitle: GPU\ndefinition: A chip.\n---\nBeside the Cluster.\n", encoding="utf-8"
+    )
+    edited = KeptRuns.load(root)
+    read_as(root, edited)
+    assert (edited.parsed.hits, edited.parsed.misses) == (7, 1)  # the edited file alone
+    assert edited.mentions.misses == 2  # its two prose fields alone are scanned again
+
+
+def test_a_kept_file_that_cannot_be_read_is_ignored(tmp_path):
+    root = tmp_path / "record"
+    seeded(root)
+    afresh = read_as(root, KeptRuns.in_memory())
+    read_as(root, KeptRuns.load(root))
+    kept_file = root / ".sourcebook-cache" / PARSED / "kept.marshal"
+    for garbage in (b"", b"\x00\xff" * 100, marshal.dumps([1, 2]), marshal.dumps({b"k": 3})):
+        kept_file.write_bytes(garbage)
+        assert len(Kept.load(root, PARSED)) == 0
+        assert read_as(root, KeptRuns.load(root)) == afresh
+    forged = {key: marshal.dumps("not what was parsed") for key in [b"x" * 32]}
+    kept_file.write_bytes(marshal.dumps(forged))
+    assert read_as(root, KeptRuns.load(root)) == afresh
+
+
+def test_a_result_kept_under_its_hash_is_what_that_hash_gives(tmp_path):
+    # a kept result is found only by the hash of all it depends on: change one and it is
+    # made anew, whatever the file holds under another hash
+    root = tmp_path / "record"
+    seeded(root)
+    read_as(root, KeptRuns.load(root))
+    kept = Kept.load(root, PARSED)
+    assert len(kept) == 8
+    text = (root / "terms" / "gpu.md").read_text(encoding="utf-8")
+    shown = f"{root.as_posix()}/terms/gpu.md"
+    assert kept.get(Kept.key(PARSED, shown, text)) is not None
+    assert kept.get(Kept.key(PARSED, shown, text + " ")) is None
+    assert kept.get(Kept.key(PARSED, "elsewhere/terms/gpu.md", text)) is None
+
+
+def test_another_version_of_sourcebook_makes_everything_anew(tmp_path, monkeypatch):
+    root = tmp_path / "record"
+    seeded(root)
+    afresh = read_as(root, KeptRuns.in_memory())
+    read_as(root, KeptRuns.load(root))
+    monkeypatch.setattr(kept_module, "code", lambda: "another version")
+    kept = KeptRuns.load(root)
+    assert read_as(root, kept) == afresh
+    assert (kept.parsed.hits, kept.mentions.hits) == (0, 0)
+
+
+def test_a_kept_folder_from_a_clone_is_not_trusted(tmp_path):
+    # the state folder committed with a record (or copied with it) is emptied, not read
+    root = tmp_path / "record"
+    seeded(root)
+    read_as(root, KeptRuns.load(root))
+    clone = tmp_path / "clone"
+    subprocess.run(["cp", "-a", str(root), str(clone)], check=True)
+    assert len(Kept.load(clone, PARSED)) == 0
+
+
+def test_no_cache_reads_every_file_anew_and_keeps_nothing(tmp_path):
+    root = tmp_path / "record"
+    seeded(root)
+    for command in (["check", "--no-cache"], ["build", "--no-cache", "--quiet"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "sourcebook", *command, str(root)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert not (root / ".sourcebook-cache" / PARSED / "kept.marshal").exists()
+    subprocess.run(
+        [sys.executable, "-m", "sourcebook", "build", "--quiet", str(root)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    assert len(Kept.load(root, PARSED)) == 8
