@@ -140,3 +140,15 @@ def test_a_change_to_the_record_rebuilds_the_site(live: LiveSite) -> None:
     finally:
         stop.set()
         watcher.join(timeout=10)
+
+
+def test_a_save_reads_again_only_the_file_it_changed(live: LiveSite) -> None:
+    parsed = live.kept.parsed
+    files = len(parsed)
+    assert files > 1 and parsed.misses == files  # the first build parsed every file
+    term = live.root / "terms" / "cluster.md"
+    term.write_text(term.read_text().replace("one machine", "one computer"))
+    live.rebuild()
+    assert parsed.misses == files + 1 and parsed.hits == files - 1
+    html = (live.site / "vol1" / "glossary" / "cluster" / "index.html").read_text()
+    assert "one computer" in html
