@@ -263,10 +263,10 @@ def test_check_quotes_json(held) -> None:
     }
 
 
-def test_a_record_without_a_library_writes_nothing(make_record) -> None:
+def test_a_record_without_a_library_writes_no_library(make_record) -> None:
     root = make_record({"sources/story.md": source("“anything at all”")})
     check(root)
-    assert not (root / ".sourcebook-cache").exists()
+    assert not (root / ".sourcebook-cache" / "library").exists()
     assert not (root / "library").exists()
 
 

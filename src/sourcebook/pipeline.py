@@ -33,6 +33,7 @@ from sourcebook.read import read_record
 from sourcebook.read.entities import PARSED
 from sourcebook.read.house import read_house
 from sourcebook.read.kept import Kept
+from sourcebook.read.paths import SETTINGS_FILE
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.build import Built
@@ -119,6 +120,8 @@ class KeptRuns:
 
     @classmethod
     def load(cls, root: Path) -> KeptRuns:
+        if not (root / SETTINGS_FILE).is_file():  # no record: read says why, nothing is made
+            return cls.in_memory()
         return cls(Kept.load(root, PARSED), Kept.load(root, MENTIONS), on_disk=True)
 
     def done(self, root: Path) -> None:

@@ -36,7 +36,7 @@ class Claims(Protocol):
 def verify_quotes(record: Record, graph: Claims, cache: TextCache | None = None) -> QuoteReport:
     """The proof of every quote claim whose source is in the record."""
     if cache is None:
-        # A record without a Library gets no cache folder: checking it writes nothing.
+        # A record without a Library keeps no texts: it has none to normalize.
         cache = TextCache.for_record(record.root) if len(record.library) else TextCache(None)
         try:
             return verify_quotes(record, graph, cache)
