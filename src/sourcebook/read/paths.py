@@ -28,10 +28,23 @@ class Confined:
     def __init__(self, root: Path | str):
         self.root = os.path.realpath(root)
         self._prefix = self.root.rstrip(os.sep) + os.sep
+        self._folders: dict[str, str] = {}
+        """Each folder asked about, resolved: its files are resolved through it."""
 
     def holds(self, path: Path | str) -> bool:
-        real = os.path.realpath(path)
+        real = self._real(os.fspath(path))
         return real == self.root or real.startswith(self._prefix)
+
+    def _real(self, path: str) -> str:
+        """`os.path.realpath(path)`, resolving each folder once: a name that is no link
+        resolves to its folder's real path and itself."""
+        folder, name = os.path.split(path)
+        if not folder or name in ("", ".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = os.path.realpath(folder)
+        return os.path.join(real, name)
 
     def files(
         self,
