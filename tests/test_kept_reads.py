@@ -33,6 +33,7 @@ WORDS = [
     "[[gpu]]",
     "[[term:stargate]]",
     "[@index, p. 4]",
+    "[@other]",
     "“a quoted line” [@index]",
     "`Stargate`",
     "<https://example.com/Abilene>",
@@ -43,6 +44,7 @@ WORDS = [
     ".",
 ]
 IDS = ["cluster", "gpu", "stargate", "abilene", "plant", "power-grid"]
+FILES = len(IDS) + 3  # the terms, a chapter and two sources
 
 prose = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
 term_text = st.builds(
@@ -66,11 +68,18 @@ broken_text = st.sampled_from(
         "",
     ]
 )
+SOURCE = "---\ntitle: The index\ncategory: research\ndate: 2026-04-02\n---\nOn the GPU.\n"
 edit = st.one_of(
     st.tuples(st.just("write"), st.sampled_from(IDS), term_text),
     st.tuples(st.just("write"), st.sampled_from(IDS), broken_text),
     st.tuples(st.just("delete"), st.sampled_from(IDS), st.just("")),
     st.tuples(st.just("rename"), st.sampled_from(IDS), st.sampled_from(IDS)),
+    # a source is cited, never mentioned: it comes and goes without a name changing
+    st.tuples(
+        st.just("source"),
+        st.sampled_from(["index", "other"]),
+        st.sampled_from([SOURCE, "", "---\ntitle: [\n---\n"]),
+    ),
 )
 
 
@@ -80,17 +89,24 @@ def seeded(root: Path) -> None:
     (root / "sourcebook.toml").write_text(SETTINGS, encoding="utf-8")
     chapter = "---\ntitle: The Stakes\nnumber: 1\nsummary: What the race is for.\n---\n"
     (root / "chapters" / "chapter-1.md").write_text(chapter, encoding="utf-8")
-    source = "---\ntitle: The index\ncategory: research\ndate: 2026-04-02\n---\nOn the GPU.\n"
-    (root / "sources" / "index.md").write_text(source, encoding="utf-8")
+    (root / "sources" / "index.md").write_text(SOURCE, encoding="utf-8")
+    (root / "sources" / "other.md").write_text(SOURCE, encoding="utf-8")
     for term_id, name in zip(IDS, NAMES, strict=True):
-        text = f"---\ntitle: {name}\ndefinition: A thing.\n---\nNear the Cluster and the GPU.\n"
+        text = (
+            f"---\ntitle: {name}\ndefinition: A thing.\n---\nNear the Cluster [@index] [@other].\n"
+        )
         (root / "terms" / f"{term_id}.md").write_text(text, encoding="utf-8")
 
 
 def apply(root: Path, change: tuple[str, str, str]) -> None:
     what, term_id, arg = change
     path = root / "terms" / f"{term_id}.md"
-    if what == "write":
+    if what == "source":
+        source = root / "sources" / f"{term_id}.md"
+        source.unlink(missing_ok=True)
+        if arg:
+            source.write_text(arg, encoding="utf-8")
+    elif what == "write":
         path.write_text(arg, encoding="utf-8")
     elif what == "delete":
         path.unlink(missing_ok=True)
@@ -136,21 +152,21 @@ def test_a_record_read_with_what_was_kept_is_the_record_read_afresh(edits):
             assert read_as(root, KeptRuns.load(root)) == afresh  # as `build` and `check` do
 
 
-def test_an_unchanged_record_is_neither_parsed_nor_scanned_again(tmp_path):
+def test_an_unchanged_record_is_neither_parsed_nor_linked_again(tmp_path):
     root = tmp_path / "record"
     seeded(root)
     read_as(root, KeptRuns.load(root))
     again = KeptRuns.load(root)
     read_as(root, again)
-    assert (again.parsed.hits, again.parsed.misses) == (8, 0)
-    assert again.mentions.misses == 0 and again.mentions.hits > 8
+    assert (again.parsed.hits, again.parsed.misses) == (FILES, 0)
+    assert (again.linked.hits, again.linked.misses) == (FILES, 0)
     (root / "terms" / "gpu.md").write_text(
         "---\ntitle: GPU\ndefinition: A chip.\n---\nBeside the Cluster.\n", encoding="utf-8"
     )
     edited = KeptRuns.load(root)
     read_as(root, edited)
-    assert (edited.parsed.hits, edited.parsed.misses) == (7, 1)  # the edited file alone
-    assert edited.mentions.misses == 2  # its two prose fields alone are scanned again
+    assert (edited.parsed.hits, edited.parsed.misses) == (FILES - 1, 1)  # the edited file alone
+    assert (edited.linked.hits, edited.linked.misses) == (FILES - 1, 1)  # and linked again
 
 
 def test_a_kept_file_that_cannot_be_read_is_ignored(tmp_path):
@@ -175,7 +191,7 @@ def test_a_result_kept_under_its_hash_is_what_that_hash_gives(tmp_path):
     seeded(root)
     read_as(root, KeptRuns.load(root))
     kept = Kept.load(root, PARSED)
-    assert len(kept) == 8
+    assert len(kept) == FILES
     text = (root / "terms" / "gpu.md").read_text(encoding="utf-8")
     shown = f"{root.as_posix()}/terms/gpu.md"
     assert kept.get(Kept.key(PARSED, shown, text)) is not None
@@ -191,7 +207,7 @@ def test_another_version_of_sourcebook_makes_everything_anew(tmp_path, monkeypat
     monkeypatch.setattr(kept_module, "code", lambda: "another version")
     kept = KeptRuns.load(root)
     assert read_as(root, kept) == afresh
-    assert (kept.parsed.hits, kept.mentions.hits) == (0, 0)
+    assert (kept.parsed.hits, kept.linked.hits) == (0, 0)
 
 
 def test_a_kept_folder_from_a_clone_is_not_trusted(tmp_path):
@@ -222,4 +238,4 @@ def test_no_cache_reads_every_file_anew_and_keeps_nothing(tmp_path):
         capture_output=True,
         timeout=120,
     )
-    assert len(Kept.load(root, PARSED)) == 8
+    assert len(Kept.load(root, PARSED)) == FILES

@@ -25,7 +25,7 @@ from sourcebook.derive.queries import check_queries
 from sourcebook.derive.sandbox import isolated
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link import Graph, link_record, without_drafts
-from sourcebook.link.graph import MENTIONS
+from sourcebook.link.graph import LINKED
 from sourcebook.link.series import Volume as SeriesVolume
 from sourcebook.link.series import Works
 from sourcebook.model.record import Record
@@ -106,27 +106,27 @@ def check(root: Path | str, as_of: date | None = None, kept: KeptRuns | None = N
 
 @dataclass(frozen=True)
 class KeptRuns:
-    """What read and link made of each file and field, kept from run to run (`read.kept`):
+    """What read and link made of each entity, kept from run to run (`read.kept`):
     in the record's state folder (`on_disk`), or in memory by `serve` from save to save.
     An empty one, not saved, makes every run read the record afresh (`--no-cache`)."""
 
     parsed: Kept
-    mentions: Kept
+    linked: Kept
     on_disk: bool = False
 
     @classmethod
     def in_memory(cls) -> KeptRuns:
-        return cls(Kept(PARSED), Kept(MENTIONS))
+        return cls(Kept(PARSED), Kept(LINKED))
 
     @classmethod
     def load(cls, root: Path) -> KeptRuns:
         if not (root / SETTINGS_FILE).is_file():  # no record: read says why, nothing is made
             return cls.in_memory()
-        return cls(Kept.load(root, PARSED), Kept.load(root, MENTIONS), on_disk=True)
+        return cls(Kept.load(root, PARSED), Kept.load(root, LINKED), on_disk=True)
 
     def done(self, root: Path) -> None:
         """The run is over: what it used is what the next finds."""
-        for part in (self.parsed, self.mentions):
+        for part in (self.parsed, self.linked):
             if self.on_disk:
                 part.save(root)
             else:
@@ -143,7 +143,7 @@ def read_and_link(
     if record is None:
         return None, Graph()
     record_day(record, as_of)  # refuses a day after the close before any work is done
-    graph = link_record(record, kept.mentions)
+    graph = link_record(record, kept.linked)
     kept.done(Path(root))
     return record, graph
 

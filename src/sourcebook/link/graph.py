@@ -87,18 +87,20 @@ def build_matcher(record: Record) -> NameMatcher:
     )
 
 
-MENTIONS = "mentions"
-"""The part of the state folder that keeps the names found in each prose field."""
+LINKED = "linked"
+"""The part of the state folder that keeps what linking each entity found."""
 
 
 @collector_paused()
 def link_record(record: Record, kept: Kept | None = None) -> Graph:
-    """The record's references. `kept`: the names found in each prose field by earlier
-    runs (see `read.kept`), by the field's text and the record's names; none if not given."""
+    """The record's references. `kept`: what linking each entity found in earlier runs (see
+    `read.kept`), by what the entity was read from, the record's names and its entities'
+    ids (all that linking one entity reads); none if not given."""
     matcher = build_matcher(record)
     graph = Graph(matcher=matcher)
     entities = list(record)
-    for found in _linked(entities, record, matcher, kept if kept is not None else Kept(MENTIONS)):
+    kept = kept if kept is not None else Kept(LINKED)
+    for found in _linked(entities, record, matcher, kept, _linked_among(record, matcher)):
         for ref in found.refs:
             graph.add(ref)
         graph.quotes += found.quotes
@@ -107,6 +109,13 @@ def link_record(record: Record, kept: Kept | None = None) -> Graph:
         graph.reads.update(found.reads)
         graph.wiki.update(found.wiki)
     return graph
+
+
+def _linked_among(record: Record, matcher: NameMatcher) -> bytes:
+    """The hash of what linking an entity reads besides the entity: the names it looks for,
+    and which entities there are (a reference resolves or not)."""
+    keys = sorted((*record.entities_keys(), *((*k, "broken") for k in record.broken)))
+    return Kept.key(LINKED, matcher.fingerprint, repr(keys))
 
 
 @dataclass
@@ -120,37 +129,79 @@ class _Found:
     reads: dict[tuple[Key, str], Read] = field(default_factory=dict)
     wiki: dict[tuple[str | None, str], Key | None] = field(default_factory=dict)
     made: list[tuple[bytes, Any]] = field(default_factory=list)
-    """The names found in fields read anew in a worker (key and plain value), for the
-    process that keeps them."""
+    """What a worker found of each entity (key and plain value), for the process that keeps
+    it."""
 
     def add(self, ref: Ref) -> None:
         self.refs.append(ref)
 
+    def extend(self, other: _Found) -> None:
+        self.refs += other.refs
+        self.quotes += other.quotes
+        self.marked += other.marked
+        self.unbalanced += other.unbalanced
+        self.reads.update(other.reads)
+        self.wiki.update(other.wiki)
 
-def _link(entities: Sequence[Entity], record: Record, matcher: NameMatcher, kept: Kept) -> _Found:
+    def plain(self) -> tuple:
+        """As plain values, to be kept (see `read.kept`)."""
+        return (
+            tuple(r.flat() for r in self.refs),
+            tuple(q.flat() for q in self.quotes),
+            tuple((owner, mark, *_pos(pos)) for owner, mark, pos in self.marked),
+            tuple((owner, *_pos(pos)) for owner, pos in self.unbalanced),
+            tuple((k, r.reading, r.spans.tobytes(), r.keys) for k, r in self.reads.items()),
+            tuple(self.wiki.items()),
+        )
+
+    def adopt(self, plain: tuple) -> None:
+        """Add what `plain` holds: what linking an entity found before."""
+        refs, quotes, marked, unbalanced, reads, wiki = plain
+        self.refs += map(Ref.from_flat, refs)
+        self.quotes += map(QuoteClaim.from_flat, quotes)
+        self.marked += [(owner, mark, Pos(*at)) for owner, mark, *at in marked]
+        self.unbalanced += [(owner, Pos(*at)) for owner, *at in unbalanced]
+        for key, reading, spans, keys in reads:
+            self.reads[key] = Read(reading, array("i", spans), keys)
+        self.wiki.update(wiki)
+
+
+def _link(
+    entities: Sequence[Entity], record: Record, matcher: NameMatcher, kept: Kept, among: bytes
+) -> _Found:
     found = _Found()
     for entity in entities:
-        _link_fields(entity, record, found)
+        read_as = record.read_as.get(entity.key)
+        key = Kept.key(among, read_as) if read_as is not None else None
+        plain = kept.get(key) if key is not None else None
+        if plain is not None:
+            found.adopt(plain)
+            continue
+        one = _Found()
+        _link_fields(entity, record, one)
         for name, text in entity.prose():
-            _link_prose(entity, name, text, record, matcher, found, kept)
+            _link_prose(entity, name, text, record, matcher, one)
+        if key is not None:
+            kept.put(key, one.plain())
+        found.extend(one)
     return found
 
 
 def _linked(
-    entities: Sequence[Entity], record: Record, matcher: NameMatcher, kept: Kept
+    entities: Sequence[Entity], record: Record, matcher: NameMatcher, kept: Kept, among: bytes
 ) -> Iterator[_Found]:
     """What linking each chunk of `entities` found, chunk by chunk in order: in this
     process, or for a large record in forked workers, which find exactly the same. A
-    record with names kept from before is linked in this process (as `read.reading`)."""
+    record with some kept from before is linked in this process (as `read.reading`)."""
     jobs = _jobs(len(entities)) if not len(kept) else 1
     if jobs <= 1:
-        yield _link(entities, record, matcher, kept)
+        yield _link(entities, record, matcher, kept, among)
         return
     bounds = [(i, min(i + CHUNK, len(entities))) for i in range(0, len(entities), CHUNK)]
     numbers = {entity.key: i for i, entity in enumerate(entities)}
     keys = [entity.key for entity in entities]
     markdown.parsers()  # made once, here, for every worker
-    with Forked(jobs, (entities, record, matcher, numbers)) as pool:
+    with Forked(jobs, (entities, record, matcher, numbers, among)) as pool:
         for flat in pool.imap(_link_chunk, bounds):
             found = _unflattened(flat, keys)
             for made in found.made:
@@ -169,10 +220,11 @@ _Flat = tuple[
 
 
 def _link_chunk(bounds: tuple[int, int]) -> _Flat:
-    # The entities, the record, the name matcher, and each entity's number in `entities`.
-    entities, record, matcher, numbers = forked_job()
-    kept = Kept(MENTIONS, made=True)
-    found = _link(entities[bounds[0] : bounds[1]], record, matcher, kept)
+    # The entities, the record, the name matcher, each entity's number in `entities`, and
+    # what linking an entity reads besides it.
+    entities, record, matcher, numbers, among = forked_job()
+    kept = Kept(LINKED, made=True)
+    found = _link(entities[bounds[0] : bounds[1]], record, matcher, kept, among)
     found.made = kept.made or []
     return _flattened(found, numbers)
 
@@ -269,7 +321,6 @@ def _link_prose(
     record: Record,
     matcher: NameMatcher,
     into: _Found,
-    kept: Kept,
 ) -> None:
     positions = _Positions(entity.prose_pos(name), text, entity.prose_span(name))
     found = prose.scan(text)
@@ -319,7 +370,7 @@ def _link_prose(
         into.unbalanced.append((key, positions.at(offset)))
     shown = name != "title"  # a title is shown as it is written, no name linked
     reading = mentions.reading_of(entity, name)
-    read, named = _mentions(text, reading, matcher, key, shown, kept)
+    read, named = mentions.read(text, reading, matcher, key, shown)
     if read is not mentions.NOTHING and shown:
         into.reads[(key, name)] = read
     for start, said, targets in named:
@@ -327,28 +378,6 @@ def _link_prose(
         for target in targets:
             if target != key:
                 into.add(Ref(key, target, "mention", name, at, said))
-
-
-def _mentions(
-    text: str,
-    reading: str,
-    matcher: NameMatcher,
-    owner: Key,
-    shown: bool,
-    kept: Kept,
-) -> tuple[Read, list[mentions.Named]]:
-    """`mentions.read`, or what it found in the same text among the same names before."""
-    key = Kept.key(MENTIONS, matcher.fingerprint, reading, *owner, str(shown), text)
-    plain = kept.get(key)
-    if plain is not None:
-        nothing, how, spans, keys, named = plain
-        read = mentions.NOTHING if nothing else Read(how, array("i", spans), keys)
-        return read, [(start, said, targets) for start, said, targets in named]
-    read, found = mentions.read(text, reading, matcher, owner, shown)
-    nothing = read is mentions.NOTHING
-    value = (nothing, read.reading, read.spans.tobytes(), read.keys, tuple(found))
-    kept.put(key, value)
-    return read, found
 
 
 def resolve_wiki(record: Record, kind: str | None, target: str) -> Key | None:

@@ -21,6 +21,9 @@ class Record:
     )
     broken: set[tuple[str, str]] = field(default_factory=set)
     """(kind, id) of files that exist but could not be read: not reported again as unknown."""
+    read_as: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    """The hash of what each entity was read from (its file's text and path), for the
+    stages that keep what they made of it from run to run (`read.kept`)."""
     library: Library = field(init=False)
     """The archived copies of the sources in library/; empty where there is none."""
 
@@ -29,6 +32,10 @@ class Record:
 
     def get(self, kind: str, entity_id: str) -> Entity | None:
         return self.entities.get(kind, {}).get(entity_id)
+
+    def entities_keys(self) -> list[tuple[str, str]]:
+        """(kind, id) of every entity."""
+        return [(kind, i) for kind, table in self.entities.items() for i in table]
 
     def of(self, kind: str) -> list[Entity]:
         """Entities of a kind in id order."""

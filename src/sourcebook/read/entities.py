@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from itertools import chain
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
@@ -49,6 +48,9 @@ class FileRead(NamedTuple):
     file: EntityFile
     entity: Entity | None
     diagnostics: list[Diagnostic]
+    read_as: bytes | None = None
+    """The hash of what the entity was read from (the file's text and path): the same gives
+    the same entity, for the stages that keep what they made of it (`read.kept`)."""
 
 
 @contextmanager
@@ -64,35 +66,27 @@ def reading(
     kept = kept if kept is not None else Kept(PARSED)
     jobs = _jobs(len(files)) if not len(kept) else 1
     if jobs <= 1:
-        yield (FileRead(file, *_read(file, max_bytes, kept)[:2]) for file in files)
+        yield (_read(file, max_bytes, kept) for file in files)
         return
     bounds = [(i, min(i + CHUNK, len(files))) for i in range(0, len(files), CHUNK)]
     with Forked(jobs, (files, max_bytes)) as pool:
-        found = chain.from_iterable(pool.imap(_read_chunk, bounds))
-        yield (_adopted(file, *read, kept) for file, read in zip(files, found, strict=True))
+        yield _kept_as_read(pool.imap(_read_chunk, bounds), kept)
 
 
-def _adopted(
-    file: EntityFile,
-    entity: Entity | None,
-    diagnostics: list[Diagnostic],
-    made: tuple[bytes, Any] | None,
-    kept: Kept,
-) -> FileRead:
-    if made is not None:
-        kept.put(*made)
-    return FileRead(file, entity, diagnostics)
+def _kept_as_read(
+    chunks: Iterator[tuple[list[FileRead], list[tuple[bytes, Any]]]], kept: Kept
+) -> Iterator[FileRead]:
+    """The workers' reads in order, keeping the front matter each chunk parsed."""
+    for reads, made in chunks:
+        for each in made:
+            kept.put(*each)
+        yield from reads
 
 
-_Read = tuple[Entity | None, list[Diagnostic], tuple[bytes, Any] | None]
-
-
-def _read(file: EntityFile, max_bytes: int, kept: Kept) -> _Read:
-    """The file's entity and diagnostics, and its front matter as parsed anew (key and plain
-    value), for the process that keeps them."""
+def _read(file: EntityFile, max_bytes: int, kept: Kept) -> FileRead:
     found = Diagnostics()
-    entity, made = _read_entity(file, _KIND[file.kind], max_bytes, found, kept)
-    return entity, found.items, made
+    entity, read_as = _read_entity(file, _KIND[file.kind], max_bytes, found, kept)
+    return FileRead(file, entity, found.items, read_as)
 
 
 def _jobs(files: int) -> int:
@@ -100,17 +94,20 @@ def _jobs(files: int) -> int:
     return worker_count(files, PARALLEL_FROM)
 
 
-def _read_chunk(bounds: tuple[int, int]) -> list[_Read]:
+def _read_chunk(bounds: tuple[int, int]) -> tuple[list[FileRead], list[tuple[bytes, Any]]]:
+    """A worker's share: each file read, and the front matter it parsed, to be kept."""
     files, max_bytes = forked_job()  # the files and the size limit
-    return [_read(file, max_bytes, Kept(PARSED)) for file in files[bounds[0] : bounds[1]]]
+    kept = Kept(PARSED, made=True)
+    return [_read(file, max_bytes, kept) for file in files[bounds[0] : bounds[1]]], kept.made or []
 
 
 def _read_entity(
     file: EntityFile, kind: Kind, max_bytes: int, found: Diagnostics, kept: Kept
-) -> tuple[Entity | None, tuple[bytes, Any] | None]:
+) -> tuple[Entity | None, bytes | None]:
+    """The file's entity (None where it cannot be read), and the hash it was read as."""
     shown, entity_id = file.shown, file.id
     try:
-        parsed, made = _parsed(_read_text(file.path, shown, max_bytes), shown, kept)
+        parsed, read_as = _parsed(_read_text(file.path, shown, max_bytes), shown, kept)
     except FrontMatterError as exc:
         found.error(exc.pos, exc.code, exc.message, exc.hint)
         return None, None
@@ -135,19 +132,19 @@ def _read_entity(
     entity = _validate(kind, entity_id, data, parsed.body, shown, parsed.places, found)
     if entity is not None:
         entity.place(shown, parsed.places, parsed.body_line, parsed.spans)
-    return entity, made
+    return entity, read_as
 
 
-def _parsed(text: str, shown: str, kept: Kept) -> tuple[Parsed, tuple[bytes, Any] | None]:
-    """The file's front matter, parsed or kept from before; with its key and plain value
-    where parsed anew. What cannot be parsed is not kept: it raises each time."""
+def _parsed(text: str, shown: str, kept: Kept) -> tuple[Parsed, bytes]:
+    """The file's front matter, parsed or kept from before, and the key it is kept by.
+    What cannot be parsed is not kept: it raises each time."""
     key = Kept.key(PARSED, shown, text)
     plain = kept.get(key)
     if plain is not None:
         data, body, body_line, places, spans, duplicates = plain
         parsed = Parsed(shown, data, body, body_line, dict(places), dict(spans))
         parsed.duplicate_keys = [(name, Pos(shown, *at)) for name, *at in duplicates]
-        return parsed, None
+        return parsed, key
     parsed = parse(text, shown)
     duplicates = tuple((name, pos.line, pos.col) for name, pos in parsed.duplicate_keys)
     plain = (
@@ -159,7 +156,7 @@ def _parsed(text: str, shown: str, kept: Kept) -> tuple[Parsed, tuple[bytes, Any
         duplicates,
     )
     kept.put(key, plain)
-    return parsed, (key, plain)
+    return parsed, key
 
 
 def _read_text(path: str, shown: str, limit: int) -> str:

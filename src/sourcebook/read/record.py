@@ -71,3 +71,5 @@ def _add(read: FileRead, record: Record, diagnostics: Diagnostics) -> None:
         )
         return
     record.add(read.entity)
+    if read.read_as is not None:
+        record.read_as[read.entity.key] = read.read_as
