@@ -37,9 +37,10 @@ class Confined:
 
     def _real(self, path: str) -> str:
         """`os.path.realpath(path)`, resolving each folder once: a name that is no link
-        resolves to its folder's real path and itself."""
+        resolves to its folder's real path and itself. A path with `.` or `..` in it is
+        resolved whole, as realpath reads them before the system does."""
         folder, name = os.path.split(path)
-        if not folder or name in ("", ".", "..") or os.path.islink(path):
+        if not folder or os.path.normpath(path) != path or os.path.islink(path):
             return os.path.realpath(path)
         real = self._folders.get(folder)
         if real is None:
