@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""What an edit costs an author: `sourcebook serve`, `build` and `check` beside Hugo's.
+
+    python bench/bench_edit.py [--sizes 10000] [--seed 0] [--repeat R]
+
+Each record is the one bench_site.py generates into bench/out/site-n<N>-seed<S>/ (reused
+while its size, seed and generator are unchanged), and Hugo's content the one it writes
+from it; the edits go to one glossary term, in the record and in Hugo's content alike.
+For each size it prints a line per figure, the best (min) of R and the median, beside
+Hugo's and their ratio where Hugo has one (Debian's hugo; skipped with a message where
+it is missing):
+
+- serve: `sourcebook serve` (and `hugo server`, rendering to memory) running on
+  127.0.0.1, from appending a sentence with a new marker to the term's file until a GET
+  of its page returns HTML holding the marker (polled every 20 ms);
+- build after a one-file edit: the whole `sourcebook build --quiet` process, after an
+  earlier build, beside `hugo` building into the public/ folder of its last build;
+- check, unchanged record: `sourcebook check` of a record checked before;
+- check after a one-file edit: `sourcebook check` after a sentence is appended;
+- cold check: `sourcebook check --no-cache` with the state folder removed;
+- cold build: `sourcebook build --quiet` with the state folder removed, beside `hugo`
+  building into an empty folder.
+
+Targets (a "target:" line after each figure that has one): serve ≤ 0.2 s, build after
+an edit ≤ 0.5 s, check of an unchanged record ≤ 0.3 s, cold check ≤ 3 s, judged at every
+size; cold build ≤ 1.0× Hugo's, judged at 10,000 (where start-up no longer dominates).
+Every edit is undone at the end and every server stopped (its whole process group), on
+an error, Ctrl-C or `kill` too. The script exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+import urllib.request
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import median
+from urllib.parse import urlsplit
+
+from bench_site import HUGO, HUGO_CONFIG, HUGO_SECTIONS, hugo_site, record_dir, run_hugo, settled
+from generate import CACHE
+
+HERE = Path(__file__).resolve().parent
+SOURCEBOOK = [sys.executable, "-m", "sourcebook"]
+HOST = "127.0.0.1"
+POLL_SECONDS = 0.02
+START_SECONDS = 900.0
+"""How long a server may take to serve the page at all (its first build)."""
+EDIT_SECONDS = 120.0
+STOP_SECONDS = 60.0
+SETTLE_SECONDS = 300.0
+IDLE_CPU = 0.05
+"""CPU seconds a server may use in half a second and count as idle."""
+# Opened without the environment's proxies: nothing may leave 127.0.0.1.
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+SERVE = "serve: one-file prose edit -> page updated"
+BUILD_EDIT = "build after a one-file edit"
+CHECK_SAME = "check, unchanged record"
+CHECK_EDIT = "check after a one-file edit"
+COLD_CHECK = "cold check"
+COLD_BUILD = "cold build"
+ORDER = (SERVE, BUILD_EDIT, CHECK_SAME, CHECK_EDIT, COLD_CHECK, COLD_BUILD)
+TARGET_SECONDS = {SERVE: 0.2, BUILD_EDIT: 0.5, CHECK_SAME: 0.3, COLD_CHECK: 3.0}
+TARGET_NOTES = {SERVE: " (Hugo's server about 1.6 s at 10,000, in the issue)"}
+TARGET_RATIO = 1.0
+"""Cold build within Hugo's full build."""
+TARGET_SIZE = 10_000
+"""The size the ratio is judged at; at other sizes it is printed, not judged."""
+
+
+@dataclass
+class Figure:
+    name: str
+    ours: list[float] = field(default_factory=list)
+    hugo: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    """The entity edited: its file and the URL path of its page, for one side."""
+
+    file: Path
+    path: str
+
+
+# Edits, each undone.
+
+
+@contextlib.contextmanager
+def edited(path: Path) -> Iterator[Callable[[], str]]:
+    """A function appending a sentence with a new marker to `path` (returning the marker);
+    the file's bytes are put back on leaving, however the run ends."""
+    original = path.read_bytes()
+    count = 0
+
+    def append() -> str:
+        nonlocal count
+        count += 1
+        marker = f"benchedit{count}x{time.time_ns()}"
+        # One appending write, never a truncated file, is what the watcher sees.
+        with path.open("a", encoding="utf-8") as file:
+            file.write(f"\n\nThe author adds a sentence, {marker}.\n")
+        return marker
+
+    try:
+        yield append
+    finally:
+        path.write_bytes(original)
+
+
+# Whole processes.
+
+
+def whole(command: list[str]) -> float:
+    """Seconds of one process, start-up to exit; its output drained, its failure fatal."""
+    settled()
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise SystemExit(f"{' '.join(command[2:])} failed ({done.returncode}):\n{tail}")
+    return seconds
+
+
+def hugo_build(site: Path, public: Path) -> float:
+    return run_hugo(site, public, "hugo.toml").seconds
+
+
+# Servers.
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """A server in a process group of its own, its output drained (the last lines kept)."""
+
+    def __init__(self, name: str, command: list[str]):
+        self.name = name
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.output: deque[str] = deque(maxlen=10)
+        self._drain = threading.Thread(target=self._read, daemon=True)
+        self._drain.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for raw in self.process.stdout:
+            self.output.append(raw.decode("utf-8", "replace").rstrip())
+
+    def failed(self, why: str) -> SystemExit:
+        tail = "\n".join(f"  {text}" for text in self.output)
+        return SystemExit(f"{self.name}: {why}; its last output:\n{tail}")
+
+    def stop(self) -> None:
+        """The whole group: serve's Pagefind, or anything else it started, goes too."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=STOP_SECONDS)
+        # And whatever outlived the leader, or the leader itself if it would not stop.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self._drain.join(timeout=5)
+
+    def cpu_seconds(self) -> float:
+        """CPU used so far by the group, the children it has waited for included."""
+        ticks = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:  # ended meanwhile
+                continue
+            if int(fields[2]) == self.process.pid:
+                ticks += sum(int(value) for value in fields[11:15])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    def settle(self) -> None:
+        """Until the group is idle: an edit made while the server still works on the last
+        one (serve indexes each build for search) would race it for the two cores, where
+        an author reads the page first."""
+        deadline = time.perf_counter() + SETTLE_SECONDS
+        used = self.cpu_seconds()
+        while time.perf_counter() < deadline:
+            time.sleep(0.5)
+            used, before = self.cpu_seconds(), used
+            if used - before < IDLE_CPU:
+                return
+
+
+@contextlib.contextmanager
+def serving(name: str, command: list[str]) -> Iterator[Server]:
+    server = Server(name, command)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def fetch(url: str) -> str | None:
+    """The page's HTML, or None while the server cannot give it (not up, rebuilding, an
+    error page)."""
+    try:
+        with OPENER.open(url, timeout=EDIT_SECONDS) as answer:
+            return answer.read().decode("utf-8", "replace")
+    except (OSError, http.client.HTTPException):
+        return None
+
+
+def serve_seconds(
+    name: str, command: list[str], url: str, edit: Callable[[], str], repeat: int
+) -> list[float]:
+    """From each edit's write until the page holds its marker, `repeat` edits."""
+    times = []
+    with serving(name, command) as server:
+        deadline = time.perf_counter() + START_SECONDS
+        while fetch(url) is None:
+            if server.process.poll() is not None or time.perf_counter() > deadline:
+                raise server.failed(f"{url} was never served")
+            time.sleep(0.1)
+        for _ in range(repeat):
+            server.settle()
+            started = time.perf_counter()
+            marker = edit()
+            while (page := fetch(url)) is None or marker not in page:
+                if server.process.poll() is not None:
+                    raise server.failed("the server stopped")
+                if time.perf_counter() - started > EDIT_SECONDS:
+                    raise server.failed(f"{url} did not show the edit in {EDIT_SECONDS:g} s")
+                time.sleep(POLL_SECONDS)
+            times.append(time.perf_counter() - started)
+    return times
+
+
+def sourcebook_serve(root: Path, port: int) -> list[str]:
+    return SOURCEBOOK + ["serve", str(root), "--host", HOST, "--port", str(port), "--no-notify"]
+
+
+def hugo_serve(site: Path, port: int) -> list[str]:
+    options = ["--port", str(port), "--bind", HOST, "--disableLiveReload"]
+    return [HUGO or "hugo", "server", "--source", str(site), "--config", "hugo.toml", *options]
+
+
+# The pages edited.
+
+
+def term_page(root: Path) -> Page:
+    """The first term with a page in the site `build` wrote (drafts have none)."""
+    site = root / "_site"
+    glossary = next(site.glob("**/glossary/*/index.html")).parent.parent
+    for file in sorted((root / "terms").glob("*.md")):
+        if (glossary / file.stem / "index.html").is_file():
+            return Page(file, "/" + (glossary / file.stem).relative_to(site).as_posix() + "/")
+    raise SystemExit(f"{site}: no term has a page")
+
+
+def hugo_page(site: Path, stem: str) -> Page:
+    base = urlsplit(tomllib.loads(HUGO_CONFIG)["baseURL"]).path
+    section = HUGO_SECTIONS["term"]
+    return Page(site / "content" / section / f"{stem}.md", f"{base}{section}/{stem}/")
+
+
+# Each size.
+
+
+def measure(root: Path, hugo: Path | None, repeat: int) -> list[Figure]:
+    build = SOURCEBOOK + ["build", str(root), "--quiet"]
+    check = SOURCEBOOK + ["check", str(root)]
+    whole(build)  # the state folder warm, and a site to find the term's page in
+    ours = term_page(root)
+    print(f"  edited: {ours.file.relative_to(root)} ({ours.path})", flush=True)
+    figures = {name: Figure(name) for name in ORDER}
+    fresh: list[Path] = []
+    with contextlib.ExitStack() as stack:
+        edit = stack.enter_context(edited(ours.file))
+        port = free_port()
+        url = f"http://{HOST}:{port}{ours.path}"
+        figures[SERVE].ours = serve_seconds(
+            "sourcebook serve", sourcebook_serve(root, port), url, edit, repeat
+        )
+        if hugo is not None:
+            theirs = hugo_page(hugo, ours.file.stem)
+            print(f"  edited: {theirs.file.relative_to(hugo.parent)} ({theirs.path})", flush=True)
+            edit_hugo = stack.enter_context(edited(theirs.file))
+            port = free_port()
+            url = f"http://{HOST}:{port}{theirs.path}"
+            figures[SERVE].hugo = serve_seconds(
+                "hugo server", hugo_serve(hugo, port), url, edit_hugo, repeat
+            )
+            hugo_build(hugo, hugo / "public-hugo")  # its public/ as its last build left it
+        # Round by round, ours then Hugo's, so that load on the machine falls on each alike.
+        for _ in range(repeat):
+            edit()
+            figures[BUILD_EDIT].ours.append(whole(build))
+            if hugo is not None:
+                edit_hugo()
+                figures[BUILD_EDIT].hugo.append(hugo_build(hugo, hugo / "public-hugo"))
+        whole(check)  # what the next checks read back
+        figures[CHECK_SAME].ours = [whole(check) for _ in range(repeat)]
+        for _ in range(repeat):
+            edit()
+            figures[CHECK_EDIT].ours.append(whole(check))
+        for _ in range(repeat):
+            shutil.rmtree(root / CACHE, ignore_errors=True)
+            figures[COLD_CHECK].ours.append(whole(check[:4] + ["--no-cache"] + check[4:]))
+        try:
+            for i in range(repeat):
+                shutil.rmtree(root / CACHE, ignore_errors=True)
+                figures[COLD_BUILD].ours.append(whole(build))
+                if hugo is not None:
+                    # New folders, removed only after the timing: as bench_site.py finds,
+                    # files made just after many were deleted are slow on some disks.
+                    fresh.append(hugo / f"public-new-{i}")
+                    shutil.rmtree(fresh[-1], ignore_errors=True)
+                    figures[COLD_BUILD].hugo.append(hugo_build(hugo, fresh[-1]))
+        finally:
+            for folder in fresh:
+                shutil.rmtree(folder, ignore_errors=True)
+    return [figures[name] for name in ORDER]
+
+
+def report(n: int, figure: Figure) -> bool | None:
+    """Print the figure's line and its target's; whether the target is met (None: none)."""
+    best = min(figure.ours)
+    text = f"{figure.name:<42} N={n:>6,}  {best:6.2f} s (median {median(figure.ours):.2f} s)"
+    if figure.hugo:
+        hugo = min(figure.hugo)
+        text += (
+            f"  hugo {hugo:6.2f} s (median {median(figure.hugo):.2f} s)  {best / hugo:.2f}× Hugo's"
+        )
+    print(text, flush=True)
+    limit = TARGET_SECONDS.get(figure.name)
+    if limit is not None:
+        met = best <= limit
+        note = TARGET_NOTES.get(figure.name, "")
+        print(f"  target: ≤ {limit:g} s{note}: {'met' if met else 'NOT met'}", flush=True)
+        return met
+    if figure.name != COLD_BUILD:
+        return None
+    if not figure.hugo:
+        print(f"  target: ≤ {TARGET_RATIO:.1f}× Hugo's: not judged without Hugo", flush=True)
+        return None
+    if n != TARGET_SIZE:
+        print(f"  target: ≤ {TARGET_RATIO:.1f}× Hugo's: judged at {TARGET_SIZE:,} only", flush=True)
+        return None
+    met = best / min(figure.hugo) <= TARGET_RATIO
+    print(f"  target: ≤ {TARGET_RATIO:.1f}× Hugo's: {'met' if met else 'NOT met'}", flush=True)
+    return met
+
+
+def bench(n: int, seed: int, repeat: int) -> list[bool]:
+    root = record_dir(n, seed)
+    print(f"N={n:,}: {root.relative_to(HERE.parent)}", flush=True)
+    hugo = hugo_site(root) if HUGO else None
+    if hugo is None:
+        print("  hugo skipped: hugo is not installed (apt install hugo)", flush=True)
+    results = [report(n, figure) for figure in measure(root, hugo, repeat)]
+    return [met for met in results if met is not None]
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000", help="comma-separated N")
+    parser.add_argument("--seed", type=int, default=0, help="the generator's seed")
+    parser.add_argument("--repeat", type=int, default=3, help="the best and median of R runs")
+    args = parser.parse_args()
+    # Stopped by `kill` as by Ctrl+C: the same `finally`s stop the servers and undo the edits.
+    signal.signal(signal.SIGTERM, _interrupt)
+    met: list[bool] = []
+    for n in args.sizes.split(","):
+        met += bench(int(n.replace("_", "")), args.seed, max(1, args.repeat))
+    sys.exit(0 if all(met) else 1)
+
+
+if __name__ == "__main__":
+    main()
