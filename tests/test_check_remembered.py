@@ -161,3 +161,18 @@ def test_a_folder_that_is_not_a_record_is_neither_read_nor_written(tmp_path: Pat
     with pytest.raises(RecordError):
         check_remembered(tmp_path)
     assert not (tmp_path / ".sourcebook-cache").exists()
+
+
+def test_a_site_built_into_the_record_is_not_part_of_it(tmp_path: Path) -> None:
+    # `build` writes `_site` and keeps the site before it beside as `._site.spare`: a
+    # build between two checks leaves the record unchanged
+    root = write_record(tmp_path / "r")
+    for built in range(3):
+        subprocess.run(
+            [sys.executable, "-m", "sourcebook", "build", "--quiet", str(root)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        assert check_remembered(root).remembered == (built > 0)
+    assert (root / "._site.spare").is_dir() and (root / "_site").is_dir()

@@ -33,6 +33,9 @@ and no original `library add` takes) by its size, time and inode, as the Library
 of texts knows its originals."""
 SKIPPED = frozenset({".git", STATE_FOLDER, "_site"})
 """Folders under a record's root that are not the record."""
+SITE_BESIDE = "._site."
+"""The start of the names of what a build keeps beside `_site` (the spare it writes the
+next site into, a site being built): not the record either."""
 RACY_NS = 2_000_000_000
 """A file changed this close to when its hash was kept is read again."""
 
@@ -47,7 +50,7 @@ def fingerprint(root: Path, kept: Path | None = None) -> str:
     top = os.fsencode(root)
     for folder, folders, files in os.walk(top):
         if folder == top:
-            folders[:] = [f for f in folders if os.fsdecode(f) not in SKIPPED]
+            folders[:] = [f for f in folders if not _skipped(os.fsdecode(f))]
         folders[:] = [f for f in folders if f != b"__pycache__"]  # Python's, at any depth
         links = [f for f in folders if os.path.islink(os.path.join(folder, f))]
         folders[:] = sorted(f for f in folders if f not in links)
@@ -58,6 +61,10 @@ def fingerprint(root: Path, kept: Path | None = None) -> str:
         with contextlib.suppress(OSError):
             write_atomic(kept, json.dumps({"kept_ns": now, "files": fresh}).encode("ascii"))
     return whole.hexdigest()
+
+
+def _skipped(name: str) -> bool:
+    return name in SKIPPED or name.startswith(SITE_BESIDE)
 
 
 def _content(
