@@ -1,0 +1,123 @@
+"""What `serve` shows after any sequence of edits is what a clean build of the record as
+it then stands writes, byte for byte, or the same errors: whatever one save keeps for the
+next (the front matter parsed, what linking found, the site written before) never shows."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from site_fixtures import write_record
+
+from sourcebook.live import LiveSite
+from sourcebook.pipeline import KeptRuns, build
+
+PROSE = [
+    "A cluster is built to be one machine.",
+    "Colossus 2 runs on the Cluster, one machine.",
+    "See [[cluster]] and [[term:one-machine]].",
+    "As “The second cluster in Memphis” says [@supermicro-colossus-case, p. 2].",
+    "Stargate UAE and xAI, beside SemiAnalysis.",
+    "`Cluster` in code, and <https://example.com/cluster>.",
+    "An extra source says so [@extra].",
+    "",
+]
+EXTRA = "---\ntitle: An extra source\ncategory: research\ndate: 2026-04-02\n---\n"
+TITLES = ["Cluster", "One machine", "Compute cluster", "Machine"]
+TERM = (
+    "---\ntitle: {title}\n{aliases}definition: {definition}\nchapters: [chapter-1]\n---\n{body}\n"
+)
+
+
+def term_text(title: str, aliases: list[str], definition: str, body: str) -> str:
+    said = f"aliases: [{', '.join(aliases)}]\n" if aliases else ""
+    return TERM.format(title=title, aliases=said, definition=definition or "A thing.", body=body)
+
+
+SEEDED = {
+    "sources/extra.md": EXTRA,
+    "terms/one-machine.md": term_text("One machine", [], "Chips as one.", PROSE[6]),
+}
+"""The small record of the site's tests, and a source its prose cites."""
+
+
+term = st.builds(
+    term_text,
+    st.sampled_from(TITLES),
+    st.lists(st.sampled_from(["GPU farm", "Supercluster", "Machine"]), max_size=2),
+    st.sampled_from(PROSE),
+    st.sampled_from(PROSE),
+)
+edit = st.one_of(
+    st.tuples(st.just("terms/cluster.md"), term),
+    st.tuples(st.just("terms/one-machine.md"), term),
+    st.tuples(st.just("terms/new-term.md"), term),  # a new entity, with new names
+    st.tuples(st.just("terms/new-term.md"), st.just("")),  # and gone again
+    st.tuples(st.just("terms/cluster.md"), st.just("---\ntitle: [\n---\n")),  # broken
+    # a source is cited, never mentioned: it comes and goes without a name changing
+    st.tuples(st.just("sources/extra.md"), st.sampled_from([EXTRA, ""])),
+    st.tuples(
+        st.just("campuses/colossus-2.md"),
+        st.sampled_from(["200", "300", "1.2"]).map(lambda v: f"value {v}"),
+    ),
+)
+
+
+def apply(root: Path, path: str, text: str) -> None:
+    target = root / path
+    if text.startswith("value "):  # a figure changed: the campus, the scorecard, the charts
+        old = target.read_text(encoding="utf-8")
+        target.write_text(old.replace("value: 200\n", f"value: {text[6:]}\n", 1), encoding="utf-8")
+    elif text:
+        target.write_text(text, encoding="utf-8")
+    else:
+        target.unlink(missing_ok=True)
+
+
+MEMORY = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+"""Where the records and sites of this test go: in memory where the system has a place
+for files there, as writing a few hundred sites to some disks takes minutes."""
+
+
+def files(site: Path) -> dict[str, str]:
+    """Every file of a site by its path, as a hash of its bytes."""
+    found = {}
+    for folder, _, names in os.walk(site):
+        for name in names:
+            path = Path(folder, name)
+            found[path.relative_to(site).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.lists(edit, min_size=1, max_size=3))
+def test_serve_after_any_edits_shows_what_a_clean_build_writes(edits):
+    with tempfile.TemporaryDirectory(dir=MEMORY) as folder:
+        root = write_record(Path(folder) / "record", SEEDED)
+        live = LiveSite(root, out=Path(folder) / "live")
+        try:
+            live.rebuild()
+            for path, text in edits:
+                apply(root, path, text)
+                live.rebuild()
+                clean = Path(folder) / "clean"
+                shutil.rmtree(clean, ignore_errors=True)
+                done = build(
+                    root, clean, drafts=True, search=False, jobs=1, kept=KeptRuns.in_memory()
+                )
+                errors = [d.format() for d in done.checked.diagnostics.errors]
+                assert [d.format() for d in live.errors] == errors
+                assert not live.failure
+                if done.site is not None:
+                    assert files(live.site) == files(clean)
+        finally:
+            live.close()
