@@ -83,6 +83,12 @@ edit = st.one_of(
 )
 
 
+def write_seeded(tmp_path: Path) -> Path:
+    root = tmp_path / "record"
+    seeded(root)
+    return root
+
+
 def seeded(root: Path) -> None:
     for folder in ("chapters", "terms", "sources"):
         (root / folder).mkdir(parents=True)
@@ -167,6 +173,21 @@ def test_an_unchanged_record_is_neither_parsed_nor_linked_again(tmp_path):
     read_as(root, edited)
     assert (edited.parsed.hits, edited.parsed.misses) == (FILES - 1, 1)  # the edited file alone
     assert (edited.linked.hits, edited.linked.misses) == (FILES - 1, 1)  # and linked again
+
+
+def test_a_run_that_found_all_it_needed_writes_nothing(tmp_path):
+    root = write_seeded(tmp_path)
+    read_as(root, KeptRuns.load(root))
+    kept_file = root / ".sourcebook-cache" / PARSED / "kept.marshal"
+    written = kept_file.stat()
+    read_as(root, KeptRuns.load(root))
+    assert kept_file.stat().st_ino == written.st_ino  # not written again
+    (root / "terms" / "gpu.md").write_text(
+        "---\ntitle: GPU\ndefinition: A chip.\n---\nBeside the Cluster.\n", encoding="utf-8"
+    )
+    read_as(root, KeptRuns.load(root))
+    assert kept_file.stat().st_ino != written.st_ino
+    assert len(Kept.load(root, PARSED)) == FILES
 
 
 def test_a_kept_file_that_cannot_be_read_is_ignored(tmp_path):

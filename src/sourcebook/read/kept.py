@@ -100,9 +100,11 @@ class Kept:
         return cls(part, entries)
 
     def save(self, root: Path) -> None:
-        """Write what this run used into the state folder, whole or not at all, and settle."""
+        """Write what this run used into the state folder, whole or not at all, and settle.
+        A run that used exactly what it found writes nothing: a key names its value."""
+        same = self._used.keys() == self._entries.keys()
         self.settle()
-        folder = state_folder(root, self.part)
+        folder = state_folder(root, self.part) if not same else None
         if folder is not None:
             with contextlib.suppress(OSError):
                 write_atomic(folder / _FILE, marshal.dumps(self._entries))
