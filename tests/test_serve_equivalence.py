@@ -39,6 +39,19 @@ def term_text(title: str, aliases: list[str], definition: str, body: str) -> str
     return TERM.format(title=title, aliases=said, definition=definition or "A thing.", body=body)
 
 
+CHAPTER_EDITS = [
+    ("one cluster at a time", "one campus at a time"),  # prose alone
+    ("[@sa-essay, p. 81]", "[@extra]"),  # another source cited
+    ("See [[colossus-2]]", "See [[stargate-uae]]"),  # another campus linked
+]
+SOURCE_EDITS = [
+    ("date: 2024-06", "date: 2024-07"),  # every short citation of it
+    ("sets out a ladder", "sets out a ladder of clusters"),  # its annotation
+    ("authors: [leopold-aschenbrenner]", "authors: [haze-fan]"),
+]
+OWN_NAV = '{% extends "sourcebook/nav.html" %}'
+"""A record's own template, over the built-in one."""
+
 SEEDED = {
     "sources/extra.md": EXTRA,
     "terms/one-machine.md": term_text("One machine", [], "Chips as one.", PROSE[6]),
@@ -61,20 +74,32 @@ edit = st.one_of(
     st.tuples(st.just("terms/cluster.md"), st.just("---\ntitle: [\n---\n")),  # broken
     # a source is cited, never mentioned: it comes and goes without a name changing
     st.tuples(st.just("sources/extra.md"), st.sampled_from([EXTRA, ""])),
+    # a figure changed: the campus, the scorecard, the charts
     st.tuples(
         st.just("campuses/colossus-2.md"),
-        st.sampled_from(["200", "300", "1.2"]).map(lambda v: f"value {v}"),
+        st.sampled_from(["300", "1.2"]).map(lambda v: ("value: 200\n", f"value: {v}\n")),
     ),
+    # what other pages show of an entity, besides its names
+    st.tuples(st.just("chapters/chapter-1.md"), st.sampled_from(CHAPTER_EDITS)),
+    st.tuples(st.just("sources/sa-essay.md"), st.sampled_from(SOURCE_EDITS)),
+    st.tuples(st.just("parties/semianalysis.md"), st.just(("sells: subscriptions", "sells: data"))),
+    st.tuples(st.just("terms/one-machine.md"), st.just(("chapter-1]", "chapter-2]"))),
+    # what every page reads: the settings, the record's own templates and static files
+    st.tuples(st.just("sourcebook.toml"), st.just(("One Machine", "One Engine"))),
+    st.tuples(st.just("templates/nav.html"), st.sampled_from([OWN_NAV, ""])),
+    st.tuples(st.just("static/extra.css"), st.sampled_from(["p { margin: 0 }\n", ""])),
 )
 
 
-def apply(root: Path, path: str, text: str) -> None:
+def apply(root: Path, path: str, change: str | tuple[str, str]) -> None:
     target = root / path
-    if text.startswith("value "):  # a figure changed: the campus, the scorecard, the charts
-        old = target.read_text(encoding="utf-8")
-        target.write_text(old.replace("value: 200\n", f"value: {text[6:]}\n", 1), encoding="utf-8")
-    elif text:
-        target.write_text(text, encoding="utf-8")
+    if isinstance(change, tuple):  # one piece of the file replaced by another
+        if target.is_file():
+            old = target.read_text(encoding="utf-8")
+            target.write_text(old.replace(*change, 1), encoding="utf-8")
+    elif change:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(change, encoding="utf-8")
     else:
         target.unlink(missing_ok=True)
 

@@ -45,9 +45,11 @@ class LiveSite:
         self._closed = False
         self.search = LiveSearch(self.out)
         """The search index, made after each build is shown."""
-        self.kept = KeptRuns.in_memory()
-        """What the builds before made of the record's files and fields: an edit reads
-        again only what it changed."""
+        self.written: int | None = None
+        """Files the last build wrote afresh, where it kept the rest; None for all."""
+        self.kept = KeptRuns.in_memory(site=True)
+        """What the builds before made of the record's files and fields, and the pages
+        they wrote: an edit reads again, and writes again, only what it changed."""
 
     @property
     def broken(self) -> bool:
@@ -85,6 +87,7 @@ class LiveSite:
             kept=self.kept,
         )
         checked = done.checked
+        self.written = done.site.written if done.site is not None else None
         if checked.record is not None:
             self.base_path = normalize_base_path(checked.record.settings.site.base_path)
         job = done.site.search_job if done.site is not None else None

@@ -37,6 +37,7 @@ from sourcebook.read.paths import SETTINGS_FILE
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.build import Built
+    from sourcebook.publish.site.kept_site import KeptSite
 
 __all__ = [
     "Build",
@@ -89,7 +90,8 @@ def build(
         if not checked.ok:
             return Build(checked)
         site.cite(checked.proofs)
-        built = site.write(out, derive_checked(published(checked, linked=shown)), progress=progress)
+        derived_now = derive_checked(published(checked, linked=shown))
+        built = site.write(out, derived_now, progress=progress, kept=kept.site if kept else None)
     return Build(checked, built)
 
 
@@ -113,10 +115,16 @@ class KeptRuns:
     parsed: Kept
     linked: Kept
     on_disk: bool = False
+    site: KeptSite | None = None
+    """The last site written and what each of its pages read (`serve` keeps it in memory,
+    from save to save): the next writes only what an edit changed."""
 
     @classmethod
-    def in_memory(cls) -> KeptRuns:
-        return cls(Kept(PARSED), Kept(LINKED))
+    def in_memory(cls, site: bool = False) -> KeptRuns:
+        """Kept in this process only; with the last site written where `site`."""
+        from sourcebook.publish.site.kept_site import KeptSite
+
+        return cls(Kept(PARSED), Kept(LINKED), site=KeptSite() if site else None)
 
     @classmethod
     def load(cls, root: Path) -> KeptRuns:

@@ -140,7 +140,8 @@ def report(live: LiveSite, verbose: bool = False) -> None:
     elif live.failure:
         click.echo(f"The build failed; the pages show why:\n{live.failure}", err=True)
     else:
-        click.echo(f"Built version {live.version}.")
+        kept = f" ({live.written} files written, the rest kept)" if live.written is not None else ""
+        click.echo(f"Built version {live.version}{kept}.")
     count = len(live.warnings)
     if count:
         more = ":" if verbose else " (-v to list them)."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
 from sourcebook.publish.site.api import with_twins
 from sourcebook.publish.site.feeds import feed
+from sourcebook.publish.site.kept_site import KeptSite, PageMade, SiteMade, Snapshot
 from sourcebook.publish.site.machine_page import machine_of
 from sourcebook.publish.site.pages import (
     CSV_TEMPLATE,
@@ -37,6 +39,7 @@ from sourcebook.publish.site.paper import (
     paper_sections,
 )
 from sourcebook.publish.site.previews import previews_json, previews_url
+from sourcebook.publish.site.reads import READS, Token, context_reads
 from sourcebook.publish.site.releases import (
     Release,
     ReleaseReadError,
@@ -66,7 +69,14 @@ from sourcebook.publish.site.search import (
 )
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.structured import json_ld
-from sourcebook.publish.site.swap import SwapError, staged, write_file
+from sourcebook.publish.site.swap import (
+    MARK,
+    SwapError,
+    remove_file,
+    replace_file,
+    staged,
+    write_file,
+)
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.vega import ChartRenderError
 from sourcebook.publish.site.view import SiteView
@@ -102,6 +112,8 @@ class Built:
     """The search index, where the build made one."""
     search_job: SearchJob | None = None
     """What indexing the site needs, for `serve` to do after the build."""
+    written: int | None = None
+    """The files written afresh, where a build kept the rest of the last one's."""
 
 
 def build_site(
@@ -145,6 +157,7 @@ class _Prepared:
     """What every page of a build shares, made from the linked record."""
 
     record: Record
+    graph: Graph
     urls: Urls
     releases: list[Release]
     view: SiteView
@@ -185,6 +198,8 @@ class SiteBuild:
         """The search index the build made (where `search`)."""
         self.search_job: SearchJob | None = None
         """What indexing the site needs, for `serve` to do after the build."""
+        self._reads: dict[str, frozenset[Token]] | None = None
+        """What each page read, where the build keeps it for the next."""
         try:
             self._prepared = _prepare(record, graph, jobs, notify_url, series)
         except BuildError as exc:
@@ -222,19 +237,125 @@ class SiteBuild:
         derived: Derived,
         *,
         progress: Callable[[int, int], None] | None = None,
+        kept: KeptSite | None = None,
     ) -> Built:
-        """Write the site into `out_dir`, swapped in once it is whole."""
+        """Write the site into `out_dir`, swapped in once it is whole; or, with what the
+        last build wrote there `kept` (by `serve`, which builds in one process), write
+        only the files an edit changed, each put in place in one step."""
         started = time.perf_counter()
         files = self.files()
-        try:
-            with staged(Path(out_dir), files) as staging:
-                pages = self.write_into(staging, derived, progress=progress)
-        except SwapError as exc:
-            raise BuildError(str(exc)) from None
-        assert self._prepared is not None
+        site = self._prepared
+        assert site is not None
+        out = Path(os.path.abspath(out_dir))
+        keeping = kept is not None and site.jobs == 1
+        now = self._snapshot(derived) if keeping else None
+        last = kept.last if kept is not None else None
+        changed = None
+        if now is not None and last is not None and last.out == out and (out / MARK).is_file():
+            changed = now.changes(last.snapshot)
+        written = None
+        self._reads = {} if now is not None else None
+        if changed is not None and last is not None:
+            assert kept is not None
+            kept.last = None  # the site is part written until this returns
+            written = self._rewrite(out, derived, last, changed, files)
+            pages = len(site.pages)
+        else:
+            try:
+                with staged(out, files) as staging:
+                    pages = self.write_into(staging, derived, progress=progress)
+            except SwapError as exc:
+                raise BuildError(str(exc)) from None
+        if kept is not None:
+            kept.last = self._made(out, now, files, last if changed is not None else None)
         seconds = time.perf_counter() - started
-        jobs = self._prepared.jobs
-        return Built(Path(out_dir), pages, seconds, jobs, self.indexed, self.search_job)
+        return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
+
+    def _snapshot(self, derived: Derived) -> Snapshot:
+        site = self._prepared
+        assert site is not None
+        view = site.view
+        shared = [view.nav, view.releases, view.series, view.notify]  # and the settings
+        return Snapshot.of(site.record, site.graph, derived, self._proofs, shared)
+
+    def _made(
+        self, out: Path, now: Snapshot | None, files: set[str], last: SiteMade | None
+    ) -> SiteMade | None:
+        """What this build wrote, for the next; None where it did not note what it read."""
+        site = self._prepared
+        if now is None or self._reads is None or site is None:
+            return None
+        made = SiteMade(out, now, files=files)
+        for page in site.pages:
+            context, held = context_reads(page.context)
+            read = self._reads.get(page.url)
+            if read is None:  # kept from the last build
+                assert last is not None
+                made.pages[page.url] = last.pages[page.url]
+            else:
+                made.pages[page.url] = PageMade(page.template, context, held | read)
+        made.pages[site.previews] = PageMade("", "", self._reads[site.previews])
+        return made
+
+    def _rewrite(
+        self, out: Path, derived: Derived, last: SiteMade, changed: set[Token], files: set[str]
+    ) -> int:
+        """Write into the site at `out` only the pages that read what changed, or are new,
+        or have a context unlike the last build's; remove the files it no longer holds.
+        The number of files written."""
+        site = self._prepared
+        assert site is not None and self._reads is not None
+        view = site.view
+
+        def stale(url: str, template: str, context: str) -> bool:
+            made = last.pages.get(url)
+            return (
+                made is None
+                or made.template != template
+                or made.context != context
+                or not made.reads.isdisjoint(changed)
+            )
+
+        todo = [p for p in site.pages if stale(p.url, p.template, context_reads(p.context)[0])]
+        try:
+            view.use_derived(derived)
+            self._adopt_prose()
+            assert view.env is not None
+            writer = Writer(view.env, view, out, FILE_WRITERS)
+            writer.reads = self._reads
+            drawn = [page for page in todo if page.template in DRAWN_TEMPLATES]
+            for page in todo:
+                if page.template not in DRAWN_TEMPLATES:
+                    replace_file(writer.path(page), writer.content(page))
+            if drawn:
+                self._drawings_done()
+                for page in drawn:
+                    replace_file(writer.path(page), writer.content(page))
+            if stale(site.previews, "", ""):
+                replace_file(out / site.previews, self._previews().encode("utf-8"))
+            else:
+                self._reads[site.previews] = last.pages[site.previews].reads
+            self.search_job = SearchJob(
+                view.urls.base, site.record.settings.site.language, entries(view)
+            )
+        except RenderError as exc:
+            raise BuildError(str(exc)) from None
+        finally:
+            view.drawn.close()
+        for gone in sorted(last.files - files):
+            remove_file(out / gone, out)
+        return len(todo) + 1
+
+    def _previews(self) -> str:
+        """The file of what each entity's link shows; what it read noted, where kept."""
+        site = self._prepared
+        assert site is not None
+        if self._reads is None:
+            return previews_json(site.view)
+        with READS.page() as read:
+            made = previews_json(site.view)
+        self._reads[site.previews] = frozenset(read)
+        return made
 
     def files(self) -> set[str]:
         """Every file the site will hold, relative to its folder."""
@@ -272,10 +393,11 @@ class SiteBuild:
             copy_files(site.copies, staging)
             assert view.env is not None
             writer = Writer(view.env, view, staging, FILE_WRITERS)
+            writer.reads = self._reads
             drawn = [page for page in pages if page.template in DRAWN_TEMPLATES]
             others = [page for page in pages if page.template not in DRAWN_TEMPLATES]
             write_pages(writer, others, site.jobs, tick)
-            write_file(staging / site.previews, previews_json(view).encode("utf-8"))
+            write_file(staging / site.previews, self._previews().encode("utf-8"))
             job = self.search_job = SearchJob(
                 view.urls.base, site.record.settings.site.language, entries(view)
             )
@@ -373,7 +495,8 @@ def _prepare(
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
     view.use_templates(environment(record.root, globals_))
-    return _Prepared(record, urls, releases, view, pages, jobs or default_jobs(len(pages)))
+    jobs = jobs or default_jobs(len(pages))
+    return _Prepared(record, graph, urls, releases, view, pages, jobs)
 
 
 def safe(url: str) -> str:

@@ -21,6 +21,7 @@ from sourcebook.model.kinds import Party, Source
 from sourcebook.model.person_names import name_parts
 from sourcebook.model.record import Record
 from sourcebook.publish.site.prose import Rendered
+from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.wording import day, join
 
 
@@ -56,13 +57,11 @@ class Citations:
     def short(self, source: Entity) -> str:
         """Who and when, for a citation in running prose; made once per source, as pages
         name a source again and again."""
-        found = self._short.get(source.id)
-        if found is None:
-            found = self._short[source.id] = self._make_short(source)
-        return found
+        return READS.cached(self._short, source.id, self._make_short, source)
 
     def _make_short(self, source: Entity) -> str:
         assert isinstance(source, Source)
+        READS.entity(source)
         people = (self.record.get("person", a) for a in source.authors)
         names = [name_parts(p)[1] for p in people if p is not None and p.title.split()]
         if len(names) > 2:
@@ -72,16 +71,14 @@ class Citations:
         return f"{who}, {day(source.date)}" if source.date else who
 
     def full(self, source: Source) -> Rendered:
-        cached = self._full.get(source.id)
-        if cached is None:
-            cached = self._full[source.id] = self._make_full(source)
-        return cached
+        return READS.cached(self._full, source.id, self._make_full, source)
 
     def line(self, source: Source) -> str:
         """Who, what and when, as plain text: the citation without its notes (a preview's)."""
         return " ".join(html_unescape(_TAG.sub("", self._head(source))).split())
 
     def _make_full(self, source: Source) -> Rendered:
+        READS.entity(source)
         assert self.annotation is not None, "Citations.annotation is set by the site's view"
         annotation = self.annotation(source)
         annotation = Rendered(self._mark_quotes(source, annotation.html), annotation.terms)
@@ -93,6 +90,7 @@ class Citations:
 
     def _mark_quotes(self, source: Source, html: Markup) -> Markup:
         """Wrap each quote of the annotation in its verification, found by its words."""
+        READS.note(("p", source.id))
         proven = self.proven.get(source.id)
         if proven is None:
             report = self.proofs
@@ -173,6 +171,7 @@ class Citations:
 
     def _holding(self, shelf: str) -> str:
         """'Library S12 (the free portion), held since 5 October 2026, read again on …'."""
+        READS.note(("lib", shelf))
         item = self.record.library.get(shelf)
         if item is None:
             return f"Library {escape(shelf)}"

@@ -23,6 +23,7 @@ from sourcebook.derive.scenarios import Year
 from sourcebook.model.base import Entity
 from sourcebook.model.units import UnitError, shown
 from sourcebook.publish.site.charts import Point, Series, day_label, day_number, legend, line_chart
+from sourcebook.publish.site.reads import READS
 
 OUTCOME_WORDS = {"pending": "Pending", "passed": "Passed", "failed": "Failed"}
 QUOTE_WORDS = {
@@ -35,7 +36,7 @@ QUOTE_WORDS = {
 
 class Computed:
     def __init__(self, derived: Derived):
-        self.derived = derived
+        self._derived = derived
         self._rows = {r.indicator: r for r in derived.rows}
         self._verdicts = {v.test: v for v in derived.verdicts}
         self._conflicts: dict[tuple[str, str], list[Conflict]] = defaultdict(list)
@@ -46,27 +47,42 @@ class Computed:
             p.figure: p for found in derived.timelines.values() for t in found for p in t.points
         }
 
+    # Each part is noted as a page reads it (see `reads.py`), the whole where a page reads
+    # `derived` itself; `kept_site.derived_changes` finds the parts an edit changed.
+
+    @property
+    def derived(self) -> Derived:
+        READS.note(("d", "*"))
+        return self._derived
+
     @property
     def as_of(self) -> str:
-        return self.derived.as_of
+        READS.note(("d", "as_of"))
+        return self._derived.as_of
 
     def row(self, indicator: Entity) -> Row | None:
+        READS.note(("d", "row", indicator.id))
         return self._rows.get(indicator.id)
 
     def verdict(self, test: Entity) -> Verdict | None:
+        READS.note(("d", "verdict", test.id))
         return self._verdicts.get(test.id)
 
     def timelines(self, owner: Entity) -> list[Timeline]:
-        return self.derived.timelines.get(owner.key, [])
+        READS.note(("d", "timelines", *owner.key))
+        return self._derived.timelines.get(owner.key, [])
 
     def conflicts(self, owner: Entity) -> list[Conflict]:
+        READS.note(("d", "conflicts", *owner.key))
         return self._conflicts.get(owner.key, [])
 
     def point(self, figure: str) -> TimelinePoint | None:
         """A figure by its id, as its timeline holds it."""
+        READS.note(("d", "point", figure))
         return self._points.get(figure)
 
     def scenario(self, scenario: Entity) -> ScenarioResult | None:
+        READS.note(("d", "scenario", scenario.id))
         return self._scenarios.get(scenario.id)
 
     # Words.

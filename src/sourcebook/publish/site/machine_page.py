@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sourcebook.derive.machine import NO_OWNER, Edge, Evidenced, Holding, Machine
 from sourcebook.model.base import Entity
 from sourcebook.publish.site.machine import ROLE_ORDER, Drawing, draw, primary_role, role_words
+from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.wording import number
 
 if TYPE_CHECKING:
@@ -156,6 +157,4 @@ def _holding_document(held: Holding) -> dict[str, Any]:
 
 def machine_of(view: SiteView) -> MachineView:
     """The machine's page, drawn once per build: its HTML and its JSON twin share it."""
-    if "machine" not in view.once:
-        view.once["machine"] = MachineView(view)
-    return view.once["machine"]  # type: ignore[no-any-return]
+    return READS.cached(view.once, "machine", MachineView, view)  # type: ignore[no-any-return]

@@ -21,6 +21,7 @@ from sourcebook.model.kinds import Chapter, Party, Source, Term
 from sourcebook.model.record import Record
 from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
 from sourcebook.publish.site.prose import ProseRenderer, Rendered
+from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.urls import Urls
 
 _TAG = re.compile(r"<[^>]+>")
@@ -59,13 +60,13 @@ class PageProse:
 
     def plain(self, entity: Entity, field: str) -> str:
         """A prose field as plain text, for a meta description or a tooltip."""
-        key = (entity.key, f"{field}:plain")
-        cached = self._plain.get(key)
-        if cached is None:
-            rendered = self.rendered(entity, field, inline=True)
-            cached = " ".join(html.unescape(_TAG.sub("", rendered.html)).split())
-            self._plain[key] = cached
-        return cached
+        return READS.cached(
+            self._plain, (entity.key, f"{field}:plain"), self._plain_of, entity, field
+        )
+
+    def _plain_of(self, entity: Entity, field: str) -> str:
+        rendered = self.rendered(entity, field, inline=True)
+        return " ".join(html.unescape(_TAG.sub("", rendered.html)).split())
 
     def fragment(self, name: str, entity: Entity) -> Markup:
         """`fragments/<name>.html` rendered for `entity`, once per build: a list's item."""
@@ -91,12 +92,13 @@ class PageProse:
     def rendered(self, entity: Entity, field: str, inline: bool = False) -> Rendered:
         """A prose field rendered once for the whole build."""
         key = (entity.key, field if inline else f"{field}:block")
-        rendered = self._prose.get(key)
-        if rendered is None:
-            text = getattr(entity, field, "") or ""
-            render = self.renderer.inline if inline else self.renderer.block
-            rendered = self._prose[key] = render(text, entity.key, field)
-        return rendered
+        return READS.cached(self._prose, key, self._render, entity, field, inline)
+
+    def _render(self, entity: Entity, field: str, inline: bool) -> Rendered:
+        READS.entity(entity)
+        text = getattr(entity, field, "") or ""
+        render = self.renderer.inline if inline else self.renderer.block
+        return render(text, entity.key, field)
 
     def disclosed(self, party: Party) -> Rendered:
         """'SemiAnalysis sells …': the party's `sells`, led by its name where it is not. Its
@@ -107,19 +109,19 @@ class PageProse:
         return Rendered(Markup("{} sells: {}").format(party.title, sells.html), sells.terms)
 
     def _fragment(self, name: str, entity: Entity) -> Rendered:
-        key = (name, entity.key)
-        cached = self._fragments.get(key)
-        if cached is None:
-            assert self.env is not None, "the build sets the templates"
-            page_url, page_terms = self._page_url, self._page_terms
-            self._page_url, self._page_terms = "", set()
-            try:
-                template = self.env.get_template(f"fragments/{name}.html")
-                html = Markup(template.render(entity=entity))
-                cached = self._fragments[key] = Rendered(html, frozenset(self._page_terms))
-            finally:
-                self._page_url, self._page_terms = page_url, page_terms
-        return cached
+        return READS.cached(self._fragments, (name, entity.key), self._make_fragment, name, entity)
+
+    def _make_fragment(self, name: str, entity: Entity) -> Rendered:
+        assert self.env is not None, "the build sets the templates"
+        page_url, page_terms = self._page_url, self._page_terms
+        self._page_url, self._page_terms = "", set()
+        try:
+            READS.entity(entity)
+            template = self.env.get_template(f"fragments/{name}.html")
+            html = Markup(template.render(entity=entity))
+            return Rendered(html, frozenset(self._page_terms))
+        finally:
+            self._page_url, self._page_terms = page_url, page_terms
 
     def _place(self, rendered: Rendered) -> Markup:
         """Prose as it stands on this page: its terms noted, links to the page itself undone."""

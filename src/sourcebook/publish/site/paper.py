@@ -18,6 +18,7 @@ from sourcebook.link.markdown import FIGURE, paper_text
 from sourcebook.link.mentions import PAPER
 from sourcebook.model.kinds import Chart, Paper, Source
 from sourcebook.publish.site.prose import paper_markdown
+from sourcebook.publish.site.reads import READS
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.view import SiteView
@@ -50,9 +51,7 @@ _SECTION = re.compile(
 def paper_of(view: SiteView, paper: Paper) -> RenderedPaper:
     """The paper rendered once per build: the page and its PDF share it."""
     key = ("paper", paper.id)
-    if key not in view.once:
-        view.once[key] = render_paper(view, paper)
-    return view.once[key]  # type: ignore[no-any-return]
+    return READS.cached(view.once, key, render_paper, view, paper)  # type: ignore[no-any-return]
 
 
 def paper_authors(view: SiteView, paper: Paper) -> list[str]:

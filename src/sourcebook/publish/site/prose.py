@@ -39,6 +39,7 @@ from sourcebook.link.names import NameMatcher
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity
 from sourcebook.model.record import Record
+from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.urls import Urls
 
 Key = tuple[str, str]
@@ -192,9 +193,7 @@ class ProseRenderer:
 
     def link_to(self, key: Key, inner: str, env: dict) -> str:
         """A link to the entity; `inner` is HTML already (escaped text, usually)."""
-        link = self._links.get(key)
-        if link is None:
-            link = self._links[key] = self._link(key)
+        link = READS.cached(self._links, key, self._link, key)
         opening, term = link
         if not opening:
             return inner
@@ -223,9 +222,7 @@ class ProseRenderer:
     def citation(self, items: list[tuple[str, str | None]]) -> str:
         parts = []
         for source_id, locator in items:
-            cited = self._cited.get(source_id)
-            if cited is None:
-                cited = self._cited[source_id] = self._cite(source_id)
+            cited = READS.cached(self._cited, source_id, self._cite, source_id)
             parts.append(f"{cited}, {_escape(locator)}" if locator else cited)
         return f'<span class="citation">({"; ".join(parts)})</span>'
 

@@ -15,6 +15,7 @@ from sourcebook.model.kinds import Campus, CampusParty, Chapter, Source, Term, k
 from sourcebook.model.record import Record
 from sourcebook.publish.site.citations import Citations
 from sourcebook.publish.site.links import Links
+from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.releases import Release, entity_tables
 
 CATEGORY_LABELS = {
@@ -67,9 +68,16 @@ class Query:
 
     def backlinks(self, entity: Entity) -> Backlinks:
         """Once per entity: its page and its JSON twin both show them."""
-        found = self._backlinks_of.get(entity.key)
-        if found is None:
-            found = self._backlinks_of[entity.key] = self._backlinks(entity)
+        return READS.cached(self._backlinks_of, entity.key, self._backlinks_read, entity)
+
+    def _backlinks_read(self, entity: Entity) -> Backlinks:
+        READS.entity(entity)
+        READS.note(("in", *entity.key))
+        if isinstance(entity, Term) and entity.chapters:  # its first chapter's other terms
+            READS.note(("first", entity.chapters[0]))
+        found = self._backlinks(entity)
+        for user in (*found.book, *found.record, *found.sources, *found.related):
+            READS.entity(user)
         return found
 
     def used_by(self, entity: Entity) -> list[User]:
@@ -81,20 +89,20 @@ class Query:
         return [self._user(user) for user in (*links.book, *links.record, *links.sources)]
 
     def _user(self, user: Entity) -> User:
-        found = self._users.get(user.key)
-        if found is None:
-            if isinstance(user, Chapter):
-                found = ("", self.links.url(user), self.chapter_label(user))
-            elif isinstance(user, Source):
-                found = ("", self.links.url(user), self.citations.short(user))
-            else:
-                found = (self.label(user), self.links.url(user), user.title)
-            self._users[user.key] = found
-        return found
+        return READS.cached(self._users, user.key, self._user_line, user)
+
+    def _user_line(self, user: Entity) -> User:
+        READS.entity(user)
+        if isinstance(user, Chapter):
+            return ("", self.links.url(user), self.chapter_label(user))
+        if isinstance(user, Source):
+            return ("", self.links.url(user), self.citations.short(user))
+        return (self.label(user), self.links.url(user), user.title)
 
     def users(self, entity: Entity, kind: str) -> list[Entity]:
         """Entities of `kind` that refer to `entity`, in their own order, once each."""
         seen: dict[str, Entity] = {}
+        READS.note(("in", *entity.key))
         for ref in self._graph.incoming(entity.key):
             if ref.source[0] == kind and ref.field != "same_as":
                 user = self.record.get(*ref.source)
@@ -114,10 +122,12 @@ class Query:
 
     def chapter_terms(self, chapter: Chapter) -> list[Term]:
         """Terms the chapter introduces (it is first in their `chapters`)."""
+        READS.note(("first", chapter.id))  # changes with any term whose first chapter it is
         return self._backlinks._by_first_chapter.get(chapter.id, [])
 
     def roles(self, party: Entity) -> list[tuple[Campus, CampusParty]]:
         """Each campus the party has a role at, with its entry there."""
+        READS.note(("roles", party.id))  # changes with any campus that names the party
         return self._roles.get(party.id, [])
 
     def in_release(self, entity: Entity) -> list[tuple[str, str, str]]:

@@ -35,6 +35,7 @@ from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import Page
+from sourcebook.publish.site.reads import READS, Token
 from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.wording import day, file_size
@@ -155,6 +156,8 @@ class Writer:
         """Pseudo-templates of files that are not pages (a chart's CSV, the paper's PDF),
         each with what writes one."""
         self._made: set[Path] = set()
+        self.reads: dict[str, frozenset[Token]] | None = None
+        """What each page read, by URL, where the build keeps it (see `reads.py`)."""
 
     def render(self, page: Page) -> str:
         if page.template == api.TEMPLATE:
@@ -170,6 +173,14 @@ class Writer:
 
     def content(self, page: Page) -> bytes:
         """The page's file, as it is written."""
+        if self.reads is None:
+            return self._content(page)
+        with READS.page() as read:
+            content = self._content(page)
+        self.reads[page.url] = frozenset(read)
+        return content
+
+    def _content(self, page: Page) -> bytes:
         made = self.files.get(page.template)
         if made is not None:
             with template_errors(f"while writing {page.url}"):

@@ -166,6 +166,39 @@ def write_file(path: Path, data: bytes) -> None:
             os.close(fd)
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Put `data` at `path` in one step, for a site being served as it changes: a reader
+    finds the old file or the new, never part of one. A file that holds `data` already
+    is left as it is."""
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def remove_file(path: Path, top: Path) -> None:
+    """Remove the file at `path`, and each folder it leaves empty, up to `top`."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    folder = path.parent
+    while folder != top and top in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty
+            return
+        folder = folder.parent
+
+
 def _check_replaceable(target: Path) -> None:
     if target.exists() and not target.is_dir():
         raise SwapError(f"{target} is not a folder")

@@ -29,6 +29,7 @@ from sourcebook.publish.site.figures import Figures
 from sourcebook.publish.site.links import Links
 from sourcebook.publish.site.page_prose import PageProse
 from sourcebook.publish.site.query import Query
+from sourcebook.publish.site.reads import READS, TracedRecord
 from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem, Urls
@@ -45,12 +46,14 @@ class SiteView:
         derived: Derived | None = None,
         releases: Sequence[Release] = (),
     ):
-        self.record = record
+        READS.forget()
+        self.record = record = TracedRecord.of_record(record)
+        """The record, each entity a page reads of it noted (see `reads.py`)."""
         self.releases = list(releases)
         """The record's data releases, newest first."""
-        self.computed = Computed(derived or Derived("", [], [], [], []))
-        self.drawn = DrawnCharts(record, self.computed.derived, urls)
-        """The record's charts, drawn once derive has given their data."""
+        derived = derived or Derived("", [], [], [], [])
+        self._computed = Computed(derived)
+        self._drawn = DrawnCharts(record, derived, urls)
         self.book = record.settings.book
         self.site = record.settings.site
         self.urls = urls
@@ -75,6 +78,17 @@ class SiteView:
         self.notify: Any = None
         """The sign-up form and the policy the Consent page states, where the record has a
         sign-up service (`notify.site.SignupForm`); set by the build."""
+
+    @property
+    def computed(self) -> Computed:
+        """What derive computed, as pages show it (each part they read is noted)."""
+        return self._computed
+
+    @property
+    def drawn(self) -> DrawnCharts:
+        """The record's charts, drawn once derive has given their data."""
+        READS.note_all([("d", "*"), ("k", "chart")])
+        return self._drawn
 
     def parts(self) -> dict[str, Any]:
         """The parts, by the names templates know them by."""
@@ -107,8 +121,8 @@ class SiteView:
     def use_derived(self, derived: Derived) -> None:
         """What derive computed, for the pages that show it; no prose depends on it. The
         charts' drawing begins (`drawn.finish` waits for it)."""
-        self.computed = Computed(derived)
+        self._computed = Computed(derived)
         kept = state_folder(self.record.root, "charts") if self.record.of("chart") else None
-        self.drawn = DrawnCharts(self.record, derived, self.urls, kept)
-        self.drawn.start()
+        self._drawn = DrawnCharts(self.record, derived, self.urls, kept)
+        self._drawn.start()
         self.once.clear()

@@ -1,0 +1,139 @@
+"""What each page of a build read: the entities, the backlinks, the derived values.
+
+`serve` re-renders after an edit only the pages that read something the edit changed
+(see `kept_site.py`). For that, while a page renders, everything it reads of the record
+is noted as a token:
+
+- `("e", kind, id)`: an entity, whole (its file, as read and linked);
+- `("k", kind)`: which entities of a kind there are, and each of them;
+- `("in", kind, id)`: what refers to an entity (its backlinks);
+- `("d", part, …)`: a part of what derive computed (`Computed` notes which);
+- `("p", id)`: what check proved of a source's quotes; `("lib", shelf)`: a Library item.
+
+What is made once and shared by many pages (a prose field rendered, a citation, a list
+item) carries the tokens read while making it to every page that uses it (`cached`).
+Notes are taken only while a page is open (`page`): any other build pays a test or two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from sourcebook.model.base import Entity
+from sourcebook.model.record import Record
+
+Token = tuple[Any, ...]
+T = TypeVar("T")
+_MISSING = object()
+
+
+class Reads:
+    """The tokens read by the page being rendered, and by what it shares with others."""
+
+    def __init__(self) -> None:
+        self._open: list[set[Token]] = []
+        self._made: dict[tuple[int, Any], frozenset[Token]] = {}
+
+    @property
+    def taking(self) -> bool:
+        return bool(self._open)
+
+    def note(self, token: Token) -> None:
+        if self._open:
+            self._open[-1].add(token)
+
+    def note_all(self, tokens: Iterator[Token] | list[Token] | frozenset[Token]) -> None:
+        if self._open:
+            self._open[-1].update(tokens)
+
+    def entity(self, entity: Entity | None) -> None:
+        if self._open and entity is not None:
+            self._open[-1].add(("e", *entity.key))
+
+    @contextlib.contextmanager
+    def page(self) -> Iterator[set[Token]]:
+        """Note what is read inside the block, into the set it yields."""
+        found: set[Token] = set()
+        self._open.append(found)
+        try:
+            yield found
+        finally:
+            self._open.pop()
+
+    def cached(self, cache: dict[Any, T], key: Any, make: Callable[..., T], *args: Any) -> T:
+        """`cache[key]`, made by `make(*args)` where missing; what making it read is noted
+        for every page that uses it, not only the first."""
+        found = cache.get(key, _MISSING)
+        if not self._open:
+            if found is _MISSING:
+                found = cache[key] = make(*args)
+            return found  # type: ignore[return-value]
+        made = (id(cache), key)
+        if found is not _MISSING:
+            self._open[-1].update(self._made.get(made, ()))
+            return found  # type: ignore[return-value]
+        with self.page() as tokens:
+            value = cache[key] = make(*args)
+        self._made[made] = frozenset(tokens)
+        self._open[-1].update(tokens)
+        return value
+
+    def forget(self) -> None:
+        """A new build: what the last one made is gone."""
+        self._made.clear()
+
+
+READS = Reads()
+"""The notes of this process's build (builds in one process run one after another)."""
+
+
+class TracedRecord(Record):
+    """The record as the site's pages read it: each entity they ask for is noted."""
+
+    @classmethod
+    def of_record(cls, record: Record) -> TracedRecord:
+        traced = cls.__new__(cls)
+        traced.__dict__.update(record.__dict__)
+        return traced
+
+    def get(self, kind: str, entity_id: str) -> Entity | None:
+        READS.note(("e", kind, entity_id))
+        return super().get(kind, entity_id)
+
+    def of(self, kind: str) -> list[Entity]:
+        READS.note(("k", kind))
+        return super().of(kind)
+
+    def entities_keys(self) -> list[tuple[str, str]]:
+        READS.note_all([("k", kind) for kind in self.entities])
+        return super().entities_keys()
+
+
+def context_reads(context: dict[str, Any]) -> tuple[str, frozenset[Token]]:
+    """A page's context as it can be compared from build to build (each entity by its
+    key), and the entities it holds, as tokens."""
+    tokens: set[Token] = set()
+    return repr(_shown(context, tokens, set())), frozenset(tokens)
+
+
+def _shown(value: Any, tokens: set[Token], inside: set[int]) -> Any:
+    if isinstance(value, Entity):
+        tokens.add(("e", *value.key))
+        return ("entity", *value.key)
+    if isinstance(value, str | int | float | bool | type(None)):
+        return value
+    if isinstance(value, dict):
+        return [(_shown(k, tokens, inside), _shown(v, tokens, inside)) for k, v in value.items()]
+    if isinstance(value, list | tuple):
+        return [_shown(v, tokens, inside) for v in value]
+    fields = getattr(value, "__dataclass_fields__", None)  # a Page, a Release
+    if fields is None:
+        return type(value).__name__  # an object that reads the view when asked (the machine's)
+    if id(value) in inside:  # the sitemap, among the pages it lists
+        return type(value).__name__
+    inside.add(id(value))
+    shown = (type(value).__name__, [_shown(getattr(value, f), tokens, inside) for f in fields])
+    inside.discard(id(value))
+    return shown
