@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from sourcebook.model.base import Entity
 from sourcebook.publish.site.json_text import dumps, plain_value
+from sourcebook.publish.site.reads import READS
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.pages import Page
@@ -61,6 +62,7 @@ def with_twins(pages: list[Page], base: str) -> list[Page]:
 
 
 def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
+    READS.entity(entity)  # every field of it but its body, which the twin leaves out
     links = view.query.backlinks(entity)
     data: dict[str, Any] = {
         "kind": entity.KIND,

@@ -200,6 +200,8 @@ class SiteBuild:
         """What indexing the site needs, for `serve` to do after the build."""
         self._reads: dict[str, frozenset[Token]] | None = None
         """What each page read, where the build keeps it for the next."""
+        self._contexts: dict[str, tuple[str, frozenset[Token]]] = {}
+        """Each page's context as the next build compares it, and the entities it holds."""
         try:
             self._prepared = _prepare(record, graph, jobs, notify_url, series)
         except BuildError as exc:
@@ -247,52 +249,54 @@ class SiteBuild:
         site = self._prepared
         assert site is not None
         out = Path(os.path.abspath(out_dir))
-        keeping = kept is not None and site.jobs == 1
-        now = self._snapshot(derived) if keeping else None
+        keeping = kept is not None and site.jobs == 1  # pages note what they read in-process
         last = kept.last if kept is not None else None
         changed = None
-        if now is not None and last is not None and last.out == out and (out / MARK).is_file():
-            changed = now.changes(last.snapshot)
+        if keeping:
+            now = self._note_reads(derived)
+            if last is not None and last.out == out and (out / MARK).is_file():
+                changed = now.changes(last.snapshot)
+        if kept is not None:
+            kept.last = None  # until the site at `out` is whole again
         written = None
-        self._reads = {} if now is not None else None
         if changed is not None and last is not None:
-            assert kept is not None
-            kept.last = None  # the site is part written until this returns
             written = self._rewrite(out, derived, last, changed, files)
-            pages = len(site.pages)
         else:
             try:
                 with staged(out, files) as staging:
-                    pages = self.write_into(staging, derived, progress=progress)
+                    self.write_into(staging, derived, progress=progress)
             except SwapError as exc:
                 raise BuildError(str(exc)) from None
-        if kept is not None:
-            kept.last = self._made(out, now, files, last if changed is not None else None)
+        if keeping and kept is not None:
+            kept.last = self._made(out, now, files, last)
         seconds = time.perf_counter() - started
+        pages = len(site.pages)
         return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
 
-    def _snapshot(self, derived: Derived) -> Snapshot:
+    def _note_reads(self, derived: Derived) -> Snapshot:
+        """Have each page note what it reads; what they could read, to compare with the
+        last build's."""
         site = self._prepared
         assert site is not None
         view = site.view
+        self._reads = {}
+        self._contexts = {page.url: context_reads(page.context) for page in site.pages}
         shared = [view.nav, view.releases, view.series, view.notify]  # and the settings
         return Snapshot.of(site.record, site.graph, derived, self._proofs, shared)
 
-    def _made(
-        self, out: Path, now: Snapshot | None, files: set[str], last: SiteMade | None
-    ) -> SiteMade | None:
-        """What this build wrote, for the next; None where it did not note what it read."""
+    def _made(self, out: Path, now: Snapshot, files: set[str], last: SiteMade | None) -> SiteMade:
+        """What this build wrote, for the next: each page with what it read (a page it did
+        not write, as the last build noted it)."""
         site = self._prepared
-        if now is None or self._reads is None or site is None:
-            return None
-        made = SiteMade(out, now, files=files)
+        assert site is not None and self._reads is not None
+        made = SiteMade(out, now, site.view, files=files)
         for page in site.pages:
-            context, held = context_reads(page.context)
             read = self._reads.get(page.url)
             if read is None:  # kept from the last build
                 assert last is not None
                 made.pages[page.url] = last.pages[page.url]
             else:
+                context, held = self._contexts[page.url]
                 made.pages[page.url] = PageMade(page.template, context, held | read)
         made.pages[site.previews] = PageMade("", "", self._reads[site.previews])
         return made
@@ -316,7 +320,9 @@ class SiteBuild:
                 or not made.reads.isdisjoint(changed)
             )
 
-        todo = [p for p in site.pages if stale(p.url, p.template, context_reads(p.context)[0])]
+        todo = [p for p in site.pages if stale(p.url, p.template, self._contexts[p.url][0])]
+        written = len(todo)
+        view.carry(last.view, changed)
         try:
             view.use_derived(derived)
             self._adopt_prose()
@@ -333,6 +339,7 @@ class SiteBuild:
                     replace_file(writer.path(page), writer.content(page))
             if stale(site.previews, "", ""):
                 replace_file(out / site.previews, self._previews().encode("utf-8"))
+                written += 1
             else:
                 self._reads[site.previews] = last.pages[site.previews].reads
             self.search_job = SearchJob(
@@ -344,7 +351,7 @@ class SiteBuild:
             view.drawn.close()
         for gone in sorted(last.files - files):
             remove_file(out / gone, out)
-        return len(todo) + 1
+        return written
 
     def _previews(self) -> str:
         """The file of what each entity's link shows; what it read noted, where kept."""

@@ -21,7 +21,7 @@ from sourcebook.model.kinds import Party, Source
 from sourcebook.model.person_names import name_parts
 from sourcebook.model.record import Record
 from sourcebook.publish.site.prose import Rendered
-from sourcebook.publish.site.reads import READS
+from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.wording import day, join
 
 
@@ -39,8 +39,12 @@ class Citations:
         self.proven: dict[str, ProvenQuotes] = {}
         """Per source id, its annotation's proven quotes, where given from outside (a
         process forked before check proved them); otherwise read from `proofs`."""
-        self._full: dict[str, Rendered] = {}
-        self._short: dict[str, str] = {}
+        self._full = Shared()
+        self._short = Shared()
+
+    def shared(self) -> tuple[Shared, ...]:
+        """What it made that pages share, for the next build to take what is unchanged."""
+        return (self._full, self._short)
 
     def authors(self, source: Source) -> list[str]:
         people = (self.record.get("person", a) for a in source.authors)

@@ -30,6 +30,7 @@ from sourcebook.model.record import Record
 from sourcebook.model.refs import Key
 from sourcebook.publish.site.citations import ProvenQuotes, proven_quotes
 from sourcebook.publish.site.reads import Token
+from sourcebook.publish.site.urls import ENTITY_PATHS
 from sourcebook.read.paths import Confined
 
 OWN_FOLDERS = ("templates", "static")
@@ -100,16 +101,43 @@ class Snapshot:
         for key, entity in self.entities.items():
             if before.read_as.get(key) == self.read_as[key] and self.read_as[key]:
                 continue
-            changed |= {("e", *key), ("k", key[0])}
-            old = before.entities.get(key)
-            for graph in (before.graph, self.graph):
-                changed.update(("in", *ref.target) for ref in graph.outgoing(key))
-            for one in (old, entity):
-                changed.update(_grouped_by(one))
+            old = before.entities[key]  # the same keys, or `shared` would differ
+            changed |= _entity_changes(old, entity)
+            was, now = (_refs(graph, key) for graph in (before.graph, self.graph))
+            changed |= {("in", *target) for target, _ in was ^ now}
+            if {target for target, _ in was} != {target for target, _ in now}:
+                changed.add(("out", *key))
         changed |= _differ(before.derived, self.derived)
         changed |= {("p", i) for i in _differ(before.proven, self.proven)}
         changed |= {("lib", shelf) for shelf in _differ(before.library, self.library)}
         return changed
+
+
+def _entity_changes(old: Entity, new: Entity) -> set[Token]:
+    """The tokens an edit of one entity changed, besides its links: its body alone where
+    only the text of its body did (a page that shows its body renders it, and notes that;
+    one that only asks whether it has one reads the same)."""
+    key = new.key
+    fields = {name for name in type(new).model_fields if getattr(old, name) != getattr(new, name)}
+    changed: set[Token] = {("body", *key)} if "body" in fields else set()
+    if fields - {"body"} or bool(getattr(old, "body", "")) != bool(getattr(new, "body", "")):
+        changed |= {("e", *key), ("k", key[0])}
+        for one in (old, new):
+            changed.update(_grouped_by(one))
+    if _path(old) != _path(new):
+        changed.add(("url", *key))
+    return changed
+
+
+def _path(entity: Entity) -> str | None:
+    where = ENTITY_PATHS.get(entity.KIND)
+    return where(entity) if where is not None else None
+
+
+def _refs(graph: Graph, key: Key) -> set[tuple[Key, str]]:
+    """What an entity refers to, each with the field that does: all that backlinks read
+    of it besides the entity itself."""
+    return {(ref.target, ref.field) for ref in graph.outgoing(key)}
 
 
 def _grouped_by(entity: Entity | None) -> Iterator[Token]:
@@ -157,6 +185,8 @@ class SiteMade:
 
     out: Path
     snapshot: Snapshot
+    view: Any
+    """The build's `SiteView`: what its pages shared, and what each of those read."""
     pages: dict[str, PageMade] = field(default_factory=dict)
     files: set[str] = field(default_factory=set)
 

@@ -21,7 +21,7 @@ from sourcebook.model.kinds import Chapter, Party, Source, Term
 from sourcebook.model.record import Record
 from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
 from sourcebook.publish.site.prose import ProseRenderer, Rendered
-from sourcebook.publish.site.reads import READS
+from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.urls import Urls
 
 _TAG = re.compile(r"<[^>]+>")
@@ -35,9 +35,9 @@ class PageProse:
         citations.disclose = self.disclosed
         self.env: Environment | None = None
         """The templates, for `fragment`; set by the build once it has made them."""
-        self._prose: dict[tuple[tuple[str, str], str], Rendered] = {}
-        self._plain: dict[tuple[tuple[str, str], str], str] = {}
-        self._fragments: dict[tuple[str, tuple[str, str]], Rendered] = {}
+        self._prose = Shared()
+        self._plain = Shared()
+        self._fragments = Shared()
         self._page_url = ""
         self._page_terms: set[str] = set()
 
@@ -95,7 +95,10 @@ class PageProse:
         return READS.cached(self._prose, key, self._render, entity, field, inline)
 
     def _render(self, entity: Entity, field: str, inline: bool) -> Rendered:
-        READS.entity(entity)
+        if field == "body":
+            READS.note(("body", *entity.key))
+        else:
+            READS.entity(entity)
         text = getattr(entity, field, "") or ""
         render = self.renderer.inline if inline else self.renderer.block
         return render(text, entity.key, field)
@@ -170,6 +173,11 @@ class PageProse:
             {k: self._fragments[k] for k in (("source", key) for key in keys)},
             {key[1]: self.citations._full[key[1]] for key in keys},
         )
+
+    def shared(self) -> tuple[Shared, ...]:
+        """What it made that pages share, for the next build to take what is unchanged."""
+        renderer = self.renderer
+        return (self._prose, self._plain, self._fragments, renderer._links, renderer._cited)
 
     def caches(self) -> tuple[dict, ...]:
         return (self._prose, self._plain, self._fragments, self.citations._full)

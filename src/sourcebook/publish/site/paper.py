@@ -68,6 +68,7 @@ def paper_sections(rendered: RenderedPaper) -> list[tuple[str, str, str]]:
 
 def render_paper(view: SiteView, paper: Paper) -> RenderedPaper:
     renderer = view.prose.renderer
+    READS.note_all([("e", *paper.key), ("body", *paper.key)])
     read = renderer.read(paper.body, paper.key, "body", PAPER)
     env: dict = {"owner": paper.key, "terms": set(), "read": read}
     md = paper_markdown(renderer)

@@ -39,7 +39,7 @@ from sourcebook.link.names import NameMatcher
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity
 from sourcebook.model.record import Record
-from sourcebook.publish.site.reads import READS
+from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.urls import Urls
 
 Key = tuple[str, str]
@@ -90,9 +90,9 @@ class ProseRenderer:
         self.cite_label = cite_label
         self.md = _markdown(self)
         self._matcher = graph.matcher
-        self._links: dict[Key, tuple[str, str | None]] = {}
+        self._links = Shared()
         """Per entity: the opening tag of a link to it ("" if it has no page), its term id."""
-        self._cited: dict[str, str] = {}
+        self._cited = Shared()
         """Per source id: its short citation, linked."""
 
     @property
@@ -202,7 +202,9 @@ class ProseRenderer:
         return f"{opening}{inner}</a>"
 
     def _link(self, key: Key) -> tuple[str, str | None]:
-        entity = self.record.get(*key)
+        READS.note(("url", *key))  # all a link reads of what it leads to
+        unnoted = getattr(self.record, "unnoted", self.record.get)
+        entity = unnoted(*key)
         url = self.urls.page_of(entity) if entity is not None else None
         if entity is None or url is None:
             return "", None

@@ -15,7 +15,7 @@ from sourcebook.model.kinds import Campus, CampusParty, Chapter, Source, Term, k
 from sourcebook.model.record import Record
 from sourcebook.publish.site.citations import Citations
 from sourcebook.publish.site.links import Links
-from sourcebook.publish.site.reads import READS
+from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.releases import Release, entity_tables
 
 CATEGORY_LABELS = {
@@ -44,9 +44,14 @@ class Query:
         self.releases = releases
         self._graph = graph
         self._backlinks = BacklinkIndex(record, graph)
-        self._backlinks_of: dict[tuple[str, str], Backlinks] = {}
-        self._users: dict[tuple[str, str], User] = {}
+        self._backlinks_of = Shared()
+        self._users = Shared()
         self._roles = _roles_by_party(record)
+
+    def shared(self) -> tuple[Shared, ...]:
+        """What it made that pages share (as text, not entities), for the next build to take
+        what is unchanged."""
+        return (self._users,)
 
     # Entities by their ids.
 
@@ -112,6 +117,7 @@ class Query:
 
     def used(self, entity: Entity, kind: str) -> list[Entity]:
         """Entities of `kind` that `entity` refers to, once each, in id order."""
+        READS.note(("out", *entity.key))
         found = {
             ref.target[1]
             for ref in self._graph.outgoing(entity.key)

@@ -4,7 +4,10 @@
 (see `kept_site.py`). For that, while a page renders, everything it reads of the record
 is noted as a token:
 
-- `("e", kind, id)`: an entity, whole (its file, as read and linked);
+- `("e", kind, id)`: an entity, every field of it but its body;
+- `("body", kind, id)`: its body (a page that shows it renders it, and notes that);
+- `("url", kind, id)`: where its page is, as a link to it in prose shows it;
+- `("out", kind, id)`: what it refers to;
 - `("k", kind)`: which entities of a kind there are, and each of them;
 - `("in", kind, id)`: what refers to an entity (its backlinks);
 - `("d", part, …)`: a part of what derive computed (`Computed` notes which);
@@ -29,16 +32,30 @@ T = TypeVar("T")
 _MISSING = object()
 
 
+class Shared(dict):  # type: ignore[type-arg]
+    """A cache of what many pages share, with what making each value read (`Reads.cached`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: dict[Any, frozenset[Token]] = {}
+
+    def clear(self) -> None:
+        super().clear()
+        self.reads.clear()
+
+    def carry(self, last: Shared, changed: set[Token]) -> None:
+        """Take from the last build's cache each value that read nothing `changed`."""
+        for key, read in last.reads.items():
+            if read.isdisjoint(changed):
+                self[key] = last[key]
+                self.reads[key] = read
+
+
 class Reads:
     """The tokens read by the page being rendered, and by what it shares with others."""
 
     def __init__(self) -> None:
         self._open: list[set[Token]] = []
-        self._made: dict[tuple[int, Any], frozenset[Token]] = {}
-
-    @property
-    def taking(self) -> bool:
-        return bool(self._open)
 
     def note(self, token: Token) -> None:
         if self._open:
@@ -62,27 +79,24 @@ class Reads:
         finally:
             self._open.pop()
 
-    def cached(self, cache: dict[Any, T], key: Any, make: Callable[..., T], *args: Any) -> T:
+    def cached(self, cache: Shared, key: Any, make: Callable[..., T], *args: Any) -> T:
         """`cache[key]`, made by `make(*args)` where missing; what making it read is noted
-        for every page that uses it, not only the first."""
-        found = cache.get(key, _MISSING)
+        for every page that uses it, not only the first. A value made while no page was
+        open is made again the first time a page uses it, to learn what it reads."""
         if not self._open:
+            found = cache.get(key, _MISSING)
             if found is _MISSING:
                 found = cache[key] = make(*args)
-            return found  # type: ignore[return-value]
-        made = (id(cache), key)
-        if found is not _MISSING:
-            self._open[-1].update(self._made.get(made, ()))
-            return found  # type: ignore[return-value]
+            return found  # type: ignore[no-any-return]
+        read = cache.reads.get(key)
+        if read is not None:
+            self._open[-1].update(read)
+            return cache[key]  # type: ignore[no-any-return]
         with self.page() as tokens:
             value = cache[key] = make(*args)
-        self._made[made] = frozenset(tokens)
+        cache.reads[key] = frozenset(tokens)
         self._open[-1].update(tokens)
         return value
-
-    def forget(self) -> None:
-        """A new build: what the last one made is gone."""
-        self._made.clear()
 
 
 READS = Reads()
@@ -91,6 +105,10 @@ READS = Reads()
 
 class TracedRecord(Record):
     """The record as the site's pages read it: each entity they ask for is noted."""
+
+    def unnoted(self, kind: str, entity_id: str) -> Entity | None:
+        """An entity, for what reads less of it than all (and notes what it reads)."""
+        return super().get(kind, entity_id)
 
     @classmethod
     def of_record(cls, record: Record) -> TracedRecord:

@@ -29,7 +29,7 @@ from sourcebook.publish.site.figures import Figures
 from sourcebook.publish.site.links import Links
 from sourcebook.publish.site.page_prose import PageProse
 from sourcebook.publish.site.query import Query
-from sourcebook.publish.site.reads import READS, TracedRecord
+from sourcebook.publish.site.reads import READS, Shared, Token, TracedRecord
 from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem, Urls
@@ -46,7 +46,6 @@ class SiteView:
         derived: Derived | None = None,
         releases: Sequence[Release] = (),
     ):
-        READS.forget()
         self.record = record = TracedRecord.of_record(record)
         """The record, each entity a page reads of it noted (see `reads.py`)."""
         self.releases = list(releases)
@@ -68,7 +67,7 @@ class SiteView:
         self.query = Query(record, graph, self.links, self.citations, self.releases)
         self.references: dict[tuple[str, str], dict[str, Any]] = {}
         """Each entity as the JSON twins refer to it, made once (see `api.reference`)."""
-        self.once: dict[Any, Any] = {}
+        self.once = Shared()
         """What several pages of a build share, made by the first that asks (the machine,
         the paper); made again once derive's result changes."""
         self.env: Environment | None = None
@@ -98,6 +97,16 @@ class SiteView:
             "figures": self.figures,
             "query": self.query,
         }
+
+    def carry(self, last: SiteView, changed: set[Token]) -> None:
+        """Take from the last build's view what its pages shared (prose rendered,
+        citations, list items) that read nothing `changed`: the next page to show it
+        need not make it again."""
+        for mine, theirs in zip(self._shared(), last._shared(), strict=True):
+            mine.carry(theirs, changed)
+
+    def _shared(self) -> tuple[Shared, ...]:
+        return (*self.prose.shared(), *self.citations.shared(), *self.query.shared())
 
     def nav_list(self, current: str) -> Markup:
         """The navigation as `nav.html` lists it, the page at `current` marked: rendered
