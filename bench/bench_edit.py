@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import html
 import http.client
 import os
+import re
 import shutil
 import signal
 import socket
@@ -68,13 +70,31 @@ IDLE_CPU = 0.05
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 SERVE = "serve: one-file prose edit -> page updated"
+SERVE_FIGURE = "serve: a figure edit -> campus page updated"
+SERVE_ALIAS = "serve: a new alias -> its pages updated"
 BUILD_EDIT = "build after a one-file edit"
 CHECK_SAME = "check, unchanged record"
 CHECK_EDIT = "check after a one-file edit"
 COLD_CHECK = "cold check"
 COLD_BUILD = "cold build"
-ORDER = (SERVE, BUILD_EDIT, CHECK_SAME, CHECK_EDIT, COLD_CHECK, COLD_BUILD)
-TARGET_SECONDS = {SERVE: 0.2, BUILD_EDIT: 0.5, CHECK_SAME: 0.3, COLD_CHECK: 3.0}
+ORDER = (
+    SERVE,
+    SERVE_FIGURE,
+    SERVE_ALIAS,
+    BUILD_EDIT,
+    CHECK_SAME,
+    CHECK_EDIT,
+    COLD_CHECK,
+    COLD_BUILD,
+)
+TARGET_SECONDS = {
+    SERVE: 0.2,
+    SERVE_FIGURE: 0.5,
+    SERVE_ALIAS: 1.5,
+    BUILD_EDIT: 0.5,
+    CHECK_SAME: 0.3,
+    COLD_CHECK: 3.0,
+}
 TARGET_NOTES = {SERVE: " (Hugo's server about 1.6 s at 10,000, in the issue)"}
 TARGET_RATIO = 1.0
 """Cold build within Hugo's full build."""
@@ -99,27 +119,124 @@ class Page:
 
 # Edits, each undone.
 
+Shown = Callable[[str], bool]
+"""Whether a page's HTML shows an edit."""
+Edit = Callable[[], Shown]
+
 
 @contextlib.contextmanager
-def edited(path: Path) -> Iterator[Callable[[], str]]:
-    """A function appending a sentence with a new marker to `path` (returning the marker);
-    the file's bytes are put back on leaving, however the run ends."""
+def kept_as_it_was(path: Path) -> Iterator[None]:
+    """The file's bytes put back on leaving, however the run ends."""
     original = path.read_bytes()
+    try:
+        yield
+    finally:
+        path.write_bytes(original)
+
+
+@contextlib.contextmanager
+def edited(path: Path) -> Iterator[Edit]:
+    """An edit appending a sentence with a new marker to `path`; shown where the page
+    holds the marker."""
     count = 0
 
-    def append() -> str:
+    def append() -> Shown:
         nonlocal count
         count += 1
         marker = f"benchedit{count}x{time.time_ns()}"
         # One appending write, never a truncated file, is what the watcher sees.
         with path.open("a", encoding="utf-8") as file:
             file.write(f"\n\nThe author adds a sentence, {marker}.\n")
-        return marker
+        return lambda page: marker in page
 
-    try:
+    with kept_as_it_was(path):
         yield append
-    finally:
-        path.write_bytes(original)
+
+
+FIGURE = re.compile(
+    r"^(?P<lead>    value: )(?P<value>\d+)(?P<between>\n(?:    (?!quote:).*\n)*?    quote: )"
+    r"(?P<quote>[^'\"\n].*)$",
+    re.M,
+)
+"""A figure's value, and its quote after it (a plain one, as the generator writes)."""
+
+
+def _stated(found: re.Match[str]) -> bool:
+    return re.search(rf"\b{found['value']}\b", found["quote"]) is not None
+
+
+def figure_file(root: Path) -> Path:
+    """The first campus with a figure whose quote states its number as its value has it."""
+    for file in sorted((root / "campuses").glob("*.md")):
+        found = FIGURE.search(file.read_text(encoding="utf-8"))
+        if found and _stated(found):
+            return file
+    raise SystemExit(f"{root}: no campus has a figure to edit")
+
+
+@contextlib.contextmanager
+def figure_edited(path: Path) -> Iterator[Edit]:
+    """An edit adding one to the file's first figure, in its value and its quote alike (a
+    figure's quote must carry its number); shown where the page holds the new quote."""
+    with kept_as_it_was(path):
+
+        def bump() -> Shown:
+            text = path.read_text(encoding="utf-8")
+            found = FIGURE.search(text)
+            assert found is not None and _stated(found)
+            number = int(found["value"]) + 1
+            quote = re.sub(rf"\b{found['value']}\b", str(number), found["quote"], count=1)
+            new = f"{found['lead']}{number}{found['between']}{quote}"
+            path.write_text(text[: found.start()] + new + text[found.end() :], encoding="utf-8")
+            return lambda page: html.escape(quote, quote=False) in page
+
+        yield bump
+
+
+PLAIN = re.compile(r"[a-z]{3,}")
+
+
+def alias_phrase(root: Path) -> str:
+    """Two words that stand together in about one file in a hundred and name nothing yet:
+    an alias that then links there."""
+    counts: dict[str, int] = {}
+    names: set[str] = set()
+    files = sorted(root.glob("*/*.md"))
+    for file in files:
+        front, _, prose = file.read_text(encoding="utf-8").partition("\n---\n")
+        names.update(n.casefold() for n in re.findall(r"^title: (.*)$", front, re.M))
+        for listed in re.findall(r"^aliases: \[(.*)\]$", front, re.M):
+            names.update(n.strip().casefold() for n in listed.split(","))
+        words = prose.split()
+        pairs = zip(words, words[1:], strict=False)
+        # plain words in lower case, as no name is written, longer than the 'p' of 'p. 4'
+        for pair in {f"{a} {b}" for a, b in pairs if PLAIN.fullmatch(a) and PLAIN.fullmatch(b)}:
+            counts[pair] = counts.get(pair, 0) + 1
+    aim = len(files) / 100
+    for pair in sorted(counts, key=lambda pair: (abs(counts[pair] - aim), pair)):
+        if not any(pair in name for name in names):
+            return pair
+    raise SystemExit(f"{root}: no two words to make an alias of")
+
+
+@contextlib.contextmanager
+def alias_edited(path: Path, alias: str) -> Iterator[Edit]:
+    """An edit giving the term `alias` and, the next time, taking it back; shown where the
+    term's page lists it, or no longer does."""
+    with kept_as_it_was(path):
+        original = path.read_text(encoding="utf-8")
+        given = original.replace("\ndefinition:", f"\naliases: [{alias}]\ndefinition:", 1)
+        assert given != original and "\naliases:" not in original
+        count = 0
+
+        def toggle() -> Shown:
+            nonlocal count
+            count += 1
+            path.write_text(given if count % 2 else original, encoding="utf-8")
+            adds = count % 2 == 1
+            return lambda page: (alias.capitalize() in page or alias in page) == adds
+
+        yield toggle
 
 
 # Whole processes.
@@ -232,27 +349,29 @@ def fetch(url: str) -> str | None:
 
 
 def serve_seconds(
-    name: str, command: list[str], url: str, edit: Callable[[], str], repeat: int
-) -> list[float]:
-    """From each edit's write until the page holds its marker, `repeat` edits."""
-    times = []
+    name: str, command: list[str], edits: list[tuple[str, Edit]], repeat: int
+) -> list[list[float]]:
+    """For each (URL, edit): from each edit's write until its page shows it, `repeat`
+    edits, in one server."""
+    times: list[list[float]] = [[] for _ in edits]
     with serving(name, command) as server:
         deadline = time.perf_counter() + START_SECONDS
-        while fetch(url) is None:
+        while fetch(edits[0][0]) is None:
             if server.process.poll() is not None or time.perf_counter() > deadline:
-                raise server.failed(f"{url} was never served")
+                raise server.failed(f"{edits[0][0]} was never served")
             time.sleep(0.1)
-        for _ in range(repeat):
-            server.settle()
-            started = time.perf_counter()
-            marker = edit()
-            while (page := fetch(url)) is None or marker not in page:
-                if server.process.poll() is not None:
-                    raise server.failed("the server stopped")
-                if time.perf_counter() - started > EDIT_SECONDS:
-                    raise server.failed(f"{url} did not show the edit in {EDIT_SECONDS:g} s")
-                time.sleep(POLL_SECONDS)
-            times.append(time.perf_counter() - started)
+        for (url, edit), taken in zip(edits, times, strict=True):
+            for _ in range(repeat):
+                server.settle()
+                started = time.perf_counter()
+                shown = edit()
+                while (page := fetch(url)) is None or not shown(page):
+                    if server.process.poll() is not None:
+                        raise server.failed("the server stopped")
+                    if time.perf_counter() - started > EDIT_SECONDS:
+                        raise server.failed(f"{url} did not show the edit in {EDIT_SECONDS:g} s")
+                    time.sleep(POLL_SECONDS)
+                taken.append(time.perf_counter() - started)
     return times
 
 
@@ -268,14 +387,23 @@ def hugo_serve(site: Path, port: int) -> list[str]:
 # The pages edited.
 
 
-def term_page(root: Path) -> Page:
-    """The first term with a page in the site `build` wrote (drafts have none)."""
+def term_page(root: Path, skip: int = 0) -> Page:
+    """The first term with a page in the site `build` wrote (drafts have none), after
+    `skip` such terms."""
     site = root / "_site"
     glossary = next(site.glob("**/glossary/*/index.html")).parent.parent
     for file in sorted((root / "terms").glob("*.md")):
-        if (glossary / file.stem / "index.html").is_file():
-            return Page(file, "/" + (glossary / file.stem).relative_to(site).as_posix() + "/")
+        if (glossary / file.stem / "index.html").is_file() and "\naliases:" not in file.read_text():
+            if skip == 0:
+                return Page(file, "/" + (glossary / file.stem).relative_to(site).as_posix() + "/")
+            skip -= 1
     raise SystemExit(f"{site}: no term has a page")
+
+
+def campus_page(root: Path, file: Path) -> Page:
+    site = root / "_site"
+    page = next(site.glob(f"**/ledger/{file.stem}/index.html")).parent
+    return Page(file, "/" + page.relative_to(site).as_posix() + "/")
 
 
 def hugo_page(site: Path, stem: str) -> Page:
@@ -292,16 +420,25 @@ def measure(root: Path, hugo: Path | None, repeat: int) -> list[Figure]:
     check = SOURCEBOOK + ["check", str(root)]
     whole(build)  # the state folder warm, and a site to find the term's page in
     ours = term_page(root)
+    campus = campus_page(root, figure_file(root))
+    named = term_page(root, skip=1)
+    alias = alias_phrase(root)
     print(f"  edited: {ours.file.relative_to(root)} ({ours.path})", flush=True)
+    print(f"  a figure of: {campus.file.relative_to(root)} ({campus.path})", flush=True)
+    print(f"  alias '{alias}' given to: {named.file.relative_to(root)} ({named.path})", flush=True)
     figures = {name: Figure(name) for name in ORDER}
     fresh: list[Path] = []
     with contextlib.ExitStack() as stack:
         edit = stack.enter_context(edited(ours.file))
         port = free_port()
-        url = f"http://{HOST}:{port}{ours.path}"
-        figures[SERVE].ours = serve_seconds(
-            "sourcebook serve", sourcebook_serve(root, port), url, edit, repeat
-        )
+        origin = f"http://{HOST}:{port}"
+        served = [
+            (f"{origin}{ours.path}", edit),
+            (f"{origin}{campus.path}", stack.enter_context(figure_edited(campus.file))),
+            (f"{origin}{named.path}", stack.enter_context(alias_edited(named.file, alias))),
+        ]
+        times = serve_seconds("sourcebook serve", sourcebook_serve(root, port), served, repeat)
+        figures[SERVE].ours, figures[SERVE_FIGURE].ours, figures[SERVE_ALIAS].ours = times
         if hugo is not None:
             theirs = hugo_page(hugo, ours.file.stem)
             print(f"  edited: {theirs.file.relative_to(hugo.parent)} ({theirs.path})", flush=True)
@@ -309,8 +446,8 @@ def measure(root: Path, hugo: Path | None, repeat: int) -> list[Figure]:
             port = free_port()
             url = f"http://{HOST}:{port}{theirs.path}"
             figures[SERVE].hugo = serve_seconds(
-                "hugo server", hugo_serve(hugo, port), url, edit_hugo, repeat
-            )
+                "hugo server", hugo_serve(hugo, port), [(url, edit_hugo)], repeat
+            )[0]
             hugo_build(hugo, hugo / "public-hugo")  # its public/ as its last build left it
         # Round by round, ours then Hugo's, so that load on the machine falls on each alike.
         for _ in range(repeat):
