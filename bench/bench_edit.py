@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import html
 import http.client
 import os
 import re
@@ -70,7 +69,7 @@ IDLE_CPU = 0.05
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 SERVE = "serve: one-file prose edit -> page updated"
-SERVE_FIGURE = "serve: a figure edit -> campus page updated"
+SERVE_FIGURE = "serve: a figure's date edited -> campus page updated"
 SERVE_ALIAS = "serve: a new alias -> its pages updated"
 BUILD_EDIT = "build after a one-file edit"
 CHECK_SAME = "check, unchanged record"
@@ -121,7 +120,8 @@ class Page:
 
 Shown = Callable[[str], bool]
 """Whether a page's HTML shows an edit."""
-Edit = Callable[[], Shown]
+Edit = Callable[[str], Shown]
+"""Make an edit, given the page's HTML before it."""
 
 
 @contextlib.contextmanager
@@ -140,7 +140,7 @@ def edited(path: Path) -> Iterator[Edit]:
     holds the marker."""
     count = 0
 
-    def append() -> Shown:
+    def append(before: str) -> Shown:
         nonlocal count
         count += 1
         marker = f"benchedit{count}x{time.time_ns()}"
@@ -153,44 +153,40 @@ def edited(path: Path) -> Iterator[Edit]:
         yield append
 
 
-FIGURE = re.compile(
-    r"^(?P<lead>    value: )(?P<value>\d+)(?P<between>\n(?:    (?!quote:).*\n)*?    quote: )"
-    r"(?P<quote>[^'\"\n].*)$",
-    re.M,
-)
-"""A figure's value, and its quote after it (a plain one, as the generator writes)."""
-
-
-def _stated(found: re.Match[str]) -> bool:
-    return re.search(rf"\b{found['value']}\b", found["quote"]) is not None
+FIGURE = re.compile(r"^    as_of: (?P<year>\d{4})(?P<rest>(?:-\d\d)*)$", re.M)
+"""The date of a campus's first figure."""
+ERRORS = "<title>The record has errors</title>"
 
 
 def figure_file(root: Path) -> Path:
-    """The first campus with a figure whose quote states its number as its value has it."""
+    """The first campus with a figure (after the first, as `term_page` takes the first)."""
     for file in sorted((root / "campuses").glob("*.md")):
-        found = FIGURE.search(file.read_text(encoding="utf-8"))
-        if found and _stated(found):
+        if FIGURE.search(file.read_text(encoding="utf-8")):
             return file
     raise SystemExit(f"{root}: no campus has a figure to edit")
 
 
 @contextlib.contextmanager
 def figure_edited(path: Path) -> Iterator[Edit]:
-    """An edit adding one to the file's first figure, in its value and its quote alike (a
-    figure's quote must carry its number); shown where the page holds the new quote."""
+    """An edit moving the file's first figure a year back, and the next time forward again
+    (its number cannot change alone: its quote, which carries it, is proved against the
+    Library's copy); shown where the page differs from the page before, and is no page of
+    errors."""
     with kept_as_it_was(path):
+        count = 0
 
-        def bump() -> Shown:
+        def move(before: str) -> Shown:
+            nonlocal count
+            count += 1
             text = path.read_text(encoding="utf-8")
             found = FIGURE.search(text)
-            assert found is not None and _stated(found)
-            number = int(found["value"]) + 1
-            quote = re.sub(rf"\b{found['value']}\b", str(number), found["quote"], count=1)
-            new = f"{found['lead']}{number}{found['between']}{quote}"
-            path.write_text(text[: found.start()] + new + text[found.end() :], encoding="utf-8")
-            return lambda page: html.escape(quote, quote=False) in page
+            assert found is not None
+            year = int(found["year"]) + (-1 if count % 2 else 1)
+            moved = f"    as_of: {year}{found['rest']}"
+            path.write_text(text[: found.start()] + moved + text[found.end() :], encoding="utf-8")
+            return lambda page: page != before and ERRORS not in page
 
-        yield bump
+        yield move
 
 
 PLAIN = re.compile(r"[a-z]{3,}")
@@ -229,7 +225,7 @@ def alias_edited(path: Path, alias: str) -> Iterator[Edit]:
         assert given != original and "\naliases:" not in original
         count = 0
 
-        def toggle() -> Shown:
+        def toggle(before: str) -> Shown:
             nonlocal count
             count += 1
             path.write_text(given if count % 2 else original, encoding="utf-8")
@@ -363,8 +359,9 @@ def serve_seconds(
         for (url, edit), taken in zip(edits, times, strict=True):
             for _ in range(repeat):
                 server.settle()
+                before = fetch(url) or ""
                 started = time.perf_counter()
-                shown = edit()
+                shown = edit(before)
                 while (page := fetch(url)) is None or not shown(page):
                     if server.process.poll() is not None:
                         raise server.failed("the server stopped")
@@ -451,15 +448,15 @@ def measure(root: Path, hugo: Path | None, repeat: int) -> list[Figure]:
             hugo_build(hugo, hugo / "public-hugo")  # its public/ as its last build left it
         # Round by round, ours then Hugo's, so that load on the machine falls on each alike.
         for _ in range(repeat):
-            edit()
+            edit("")
             figures[BUILD_EDIT].ours.append(whole(build))
             if hugo is not None:
-                edit_hugo()
+                edit_hugo("")
                 figures[BUILD_EDIT].hugo.append(hugo_build(hugo, hugo / "public-hugo"))
         whole(check)  # what the next checks read back
         figures[CHECK_SAME].ours = [whole(check) for _ in range(repeat)]
         for _ in range(repeat):
-            edit()
+            edit("")
             figures[CHECK_EDIT].ours.append(whole(check))
         for _ in range(repeat):
             shutil.rmtree(root / CACHE, ignore_errors=True)

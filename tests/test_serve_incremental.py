@@ -14,8 +14,12 @@ import pytest
 from host_fixtures import fetch, origin_of, serve_process
 from site_fixtures import write_record
 
+from sourcebook.derive import Derived
+from sourcebook.diagnostics import Diagnostics
 from sourcebook.live import LiveSite
+from sourcebook.pipeline import KeptRuns, read_and_link
 from sourcebook.publish.site import render
+from sourcebook.publish.site.kept_site import Snapshot
 from sourcebook.publish.site.render import RenderError
 
 TERM_PAGE = "vol1/glossary/one-machine/index.html"
@@ -149,3 +153,64 @@ def test_serve_says_how_much_a_save_wrote_and_serves_it(tmp_path: Path) -> None:
         assert int(line.group(1)) == 1
         page = fetch(f"{origin}/vol1/glossary/one-machine")
         assert page.status == 200 and b"is wired to" in page.body
+
+
+# What an edit changes, as the tokens pages read.
+
+
+def changes_of(tmp_path: Path, path: str, old: str, new: str) -> set[tuple[str, ...]] | None:
+    """The tokens an edit of the small record changes (None: what all pages read)."""
+    root = write_record(tmp_path / "record")
+    snapshots = []
+    for step in range(2):
+        if step:
+            file = root / path
+            text = file.read_text(encoding="utf-8")
+            assert old in text
+            file.write_text(text.replace(old, new, 1), encoding="utf-8")
+        diagnostics = Diagnostics()
+        record, graph = read_and_link(root, None, diagnostics, KeptRuns.in_memory())
+        assert record is not None and not diagnostics.errors
+        snapshots.append(Snapshot.of(record, graph, Derived("", [], [], [], []), None, []))
+    return snapshots[1].changes(snapshots[0])
+
+
+def test_a_body_edit_changes_the_body_alone(tmp_path: Path) -> None:
+    assert changes_of(tmp_path, "terms/one-machine.md", "is built to", "is wired to") == {
+        ("body", "term", "one-machine")
+    }
+
+
+def test_a_body_that_comes_or_goes_changes_the_entity(tmp_path: Path) -> None:
+    """A page may show a part only where the entity has a body: asking is reading."""
+    gone = "---\nA cluster is built to be one machine.\n"
+    found = changes_of(tmp_path, "terms/one-machine.md", gone, "---\n")
+    assert found is not None
+    assert {("body", "term", "one-machine"), ("e", "term", "one-machine")} <= found
+    assert ("in", "term", "cluster") in found  # it no longer mentions the cluster
+
+
+def test_a_field_edit_changes_the_entity_and_its_kind(tmp_path: Path) -> None:
+    found = changes_of(tmp_path, "sources/sa-essay.md", "date: 2024-06", "date: 2024-07")
+    assert found == {("e", "source", "sa-essay"), ("k", "source")}
+
+
+def test_a_category_edit_moves_the_links_to_a_source(tmp_path: Path) -> None:
+    found = changes_of(tmp_path, "sources/sa-essay.md", "category: other", "category: research")
+    assert found is not None and ("url", "source", "sa-essay") in found
+
+
+def test_a_new_reference_changes_what_is_referred_to(tmp_path: Path) -> None:
+    found = changes_of(
+        tmp_path, "chapters/chapter-1.md", "See [[colossus-2]]", "See [[stargate-uae]]"
+    )
+    assert found is not None
+    assert {("in", "campus", "colossus-2"), ("in", "campus", "stargate-uae")} <= found
+    assert ("out", "chapter", "chapter-1") in found
+
+
+def test_a_new_name_changes_what_every_page_reads(tmp_path: Path) -> None:
+    assert (
+        changes_of(tmp_path, "terms/cluster.md", "title: Cluster", "title: Cluster of chips")
+        is None
+    )
