@@ -130,3 +130,16 @@ def test_a_query_of_the_full_text_index_runs_in_check_and_derive(run):
     assert "X001" not in codes(checked)
     (row,) = derive_checked(checked).rows
     assert row.error is None and row.answer.value == 1
+
+
+def test_what_derive_finds_compares_alike_from_run_to_run(run) -> None:
+    """A query's failure compares as what it says: `serve` writes again only the pages
+    whose part of what derive found changed, and finds a failing query's unchanged."""
+    settings = SETTINGS + "\n[limits]\nquery_seconds = 0.1\n"
+    files = {
+        "indicators/slow.md": indicator(SLOW),
+        "tests/claim.md": book_test("SELECT holds FROM nowhere"),
+    }
+    first, second = (derive_checked(run(files, settings=settings)) for _ in range(2))
+    assert first.rows[0].error is not None and first.verdicts[0].error is not None
+    assert first == second

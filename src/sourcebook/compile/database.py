@@ -72,6 +72,16 @@ class QueryError(Exception):
     def __reduce__(self) -> tuple[Any, tuple[Failure, str, int | None]]:
         return QueryError, (self.failure, self.message, self.offset)
 
+    def __eq__(self, other: object) -> bool:
+        """The same failure, told the same: what derive found of a query compares as the
+        values it holds, from run to run (see `publish.site.kept_site`)."""
+        if not isinstance(other, QueryError):
+            return NotImplemented
+        return self.__reduce__() == other.__reduce__()
+
+    def __hash__(self) -> int:
+        return hash(self.__reduce__()[1])
+
 
 @dataclass(frozen=True, slots=True)
 class Result:
