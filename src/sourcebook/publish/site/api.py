@@ -81,7 +81,7 @@ def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
         "indicator": computed.row,
         "test": computed.verdict,
         "scenario": computed.scenario,
-        "chart": view.drawn.data,
+        "chart": lambda chart: view.drawn.data(chart),  # asked only of a chart's twin
     }.get(entity.KIND)
     if found is not None:
         data["computed"] = found(entity)
