@@ -81,6 +81,7 @@ from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.vega import ChartRenderError
 from sourcebook.publish.site.view import SiteView
 from sourcebook.publish.site.wording import book_line, book_title, ordinal
+from sourcebook.runtime.collector import collector_paused
 
 
 def _chart_csv(view: SiteView, page: Page) -> bytes:
@@ -273,6 +274,7 @@ class SiteBuild:
         pages = len(site.pages)
         return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
 
+    @collector_paused()  # what it makes is kept until the next build
     def _note_reads(self, derived: Derived) -> Snapshot:
         """Have each page note what it reads; what they could read, to compare with the
         last build's."""
@@ -284,6 +286,7 @@ class SiteBuild:
         shared = [view.nav, view.releases, view.series, view.notify]  # and the settings
         return Snapshot.of(site.record, site.graph, derived, self._proofs, shared)
 
+    @collector_paused()  # what it makes is kept until the next build
     def _made(self, out: Path, now: Snapshot, files: set[str], last: SiteMade | None) -> SiteMade:
         """What this build wrote, for the next: each page with what it read (a page it did
         not write, as the last build noted it)."""
@@ -301,6 +304,7 @@ class SiteBuild:
         made.pages[site.previews] = PageMade("", "", self._reads[site.previews])
         return made
 
+    @collector_paused()  # the pages' objects live no longer than the build
     def _rewrite(
         self, out: Path, derived: Derived, last: SiteMade, changed: set[Token], files: set[str]
     ) -> int:
