@@ -81,8 +81,9 @@ def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
         "indicator": computed.row,
         "test": computed.verdict,
         "scenario": computed.scenario,
-        "chart": lambda chart: view.drawn.data(chart),  # asked only of a chart's twin
     }.get(entity.KIND)
+    if entity.KIND == "chart":  # the drawings asked for by a chart's twin only
+        found = view.drawn.data
     if found is not None:
         data["computed"] = found(entity)
     if entity.KIND == "indicator" and data["computed"] is not None:

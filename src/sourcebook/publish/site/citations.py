@@ -41,10 +41,8 @@ class Citations:
         process forked before check proved them); otherwise read from `proofs`."""
         self._full = Shared()
         self._short = Shared()
-
-    def shared(self) -> tuple[Shared, ...]:
-        """What it made that pages share, for the next build to take what is unchanged."""
-        return (self._full, self._short)
+        self.shared: tuple[Shared, ...] = (self._full, self._short)
+        """What it makes that pages share, for the next build to take what is unchanged."""
 
     def authors(self, source: Source) -> list[str]:
         people = (self.record.get("person", a) for a in source.authors)

@@ -38,6 +38,13 @@ class PageProse:
         self._prose = Shared()
         self._plain = Shared()
         self._fragments = Shared()
+        self.shared: tuple[Shared, ...] = (
+            self._prose,
+            self._plain,
+            self._fragments,
+            *self.renderer.shared,
+        )
+        """What it makes that pages share, for the next build to take what is unchanged."""
         self._page_url = ""
         self._page_terms: set[str] = set()
 
@@ -173,11 +180,6 @@ class PageProse:
             {k: self._fragments[k] for k in (("source", key) for key in keys)},
             {key[1]: self.citations._full[key[1]] for key in keys},
         )
-
-    def shared(self) -> tuple[Shared, ...]:
-        """What it made that pages share, for the next build to take what is unchanged."""
-        renderer = self.renderer
-        return (self._prose, self._plain, self._fragments, renderer._links, renderer._cited)
 
     def caches(self) -> tuple[dict, ...]:
         return (self._prose, self._plain, self._fragments, self.citations._full)

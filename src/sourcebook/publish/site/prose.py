@@ -93,6 +93,8 @@ class ProseRenderer:
         self._links = Shared()
         """Per entity: the opening tag of a link to it ("" if it has no page), its term id."""
         self._cited = Shared()
+        self.shared: tuple[Shared, ...] = (self._links, self._cited)
+        """What it makes that pages share, for the next build to take what is unchanged."""
         """Per source id: its short citation, linked."""
 
     @property

@@ -46,12 +46,10 @@ class Query:
         self._backlinks = BacklinkIndex(record, graph)
         self._backlinks_of = Shared()
         self._users = Shared()
+        self.shared: tuple[Shared, ...] = (self._users,)
+        """What it makes that pages share (as text, not entities), for the next build to
+        take what is unchanged."""
         self._roles = _roles_by_party(record)
-
-    def shared(self) -> tuple[Shared, ...]:
-        """What it made that pages share (as text, not entities), for the next build to take
-        what is unchanged."""
-        return (self._users,)
 
     # Entities by their ids.
 

@@ -106,7 +106,7 @@ class SiteView:
             mine.carry(theirs, changed)
 
     def _shared(self) -> tuple[Shared, ...]:
-        return (*self.prose.shared(), *self.citations.shared(), *self.query.shared())
+        return (*self.prose.shared, *self.citations.shared, *self.query.shared)
 
     def nav_list(self, current: str) -> Markup:
         """The navigation as `nav.html` lists it, the page at `current` marked: rendered
