@@ -49,6 +49,8 @@ SOURCE_EDITS = [
     ("sets out a ladder", "sets out a ladder of clusters"),  # its annotation
     ("authors: [leopold-aschenbrenner]", "authors: [haze-fan]"),
 ]
+RENAMED = "renamed"
+"""A file moved to another name: the entity's id changes, its text does not."""
 OWN_NAV = '{% extends "sourcebook/nav.html" %}'
 """A record's own template, over the built-in one."""
 
@@ -71,6 +73,7 @@ edit = st.one_of(
     st.tuples(st.just("terms/one-machine.md"), term),
     st.tuples(st.just("terms/new-term.md"), term),  # a new entity, with new names
     st.tuples(st.just("terms/new-term.md"), st.just("")),  # and gone again
+    st.tuples(st.just("terms/new-term.md"), st.just(RENAMED)),  # or renamed
     st.tuples(st.just("terms/cluster.md"), st.just("---\ntitle: [\n---\n")),  # broken
     # a source is cited, never mentioned: it comes and goes without a name changing
     st.tuples(st.just("sources/extra.md"), st.sampled_from([EXTRA, ""])),
@@ -93,7 +96,10 @@ edit = st.one_of(
 
 def apply(root: Path, path: str, change: str | tuple[str, str]) -> None:
     target = root / path
-    if isinstance(change, tuple):  # one piece of the file replaced by another
+    if change == RENAMED:
+        if target.is_file():
+            target.rename(root / "terms" / "renamed-term.md")
+    elif isinstance(change, tuple):  # one piece of the file replaced by another
         if target.is_file():
             old = target.read_text(encoding="utf-8")
             target.write_text(old.replace(*change, 1), encoding="utf-8")

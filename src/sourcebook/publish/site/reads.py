@@ -11,6 +11,8 @@ is noted as a token:
 - `("k", kind)`: which entities of a kind there are, and each of them;
 - `("in", kind, id)`: what refers to an entity (its backlinks);
 - `("d", part, …)`: a part of what derive computed (`Computed` notes which);
+- `("first", chapter)`: the terms a chapter is the first of; `("roles", party)`: the
+  campuses that name a party;
 - `("p", id)`: what check proved of a source's quotes; `("lib", shelf)`: a Library item.
 
 What is made once and shared by many pages (a prose field rendered, a citation, a list
