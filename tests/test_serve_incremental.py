@@ -23,6 +23,8 @@ from sourcebook.publish.site.kept_site import Snapshot
 from sourcebook.publish.site.render import RenderError
 
 TERM_PAGE = "vol1/glossary/one-machine/index.html"
+ALIASED = "title: One machine\naliases: [Stakes]\n"
+"""The term named again: a word of a chapter's title, and of nothing's prose."""
 
 
 @pytest.fixture
@@ -105,14 +107,29 @@ def test_a_figure_edit_writes_the_pages_that_show_it(live: LiveSite) -> None:
     ("path", "old", "new"),
     [
         ("sourcebook.toml", "One Machine", "One Engine"),  # the settings
-        ("terms/cluster.md", "title: Cluster", "title: Compute cluster"),  # a name
+        ("templates/nav.html", "", '{% extends "sourcebook/nav.html" %}'),  # a template
+        ("terms/new-term.md", "", "---\ntitle: Rack\ndefinition: A frame.\n---\n"),  # an id
     ],
 )
 def test_what_every_page_reads_changing_writes_the_whole_site(
     live: LiveSite, path: str, old: str, new: str
 ) -> None:
+    file = live.root / path
+    if not file.exists():
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text("", encoding="utf-8")
     written_by(live, path, old, new)
     assert live.written is None
+
+
+def test_a_new_alias_writes_the_pages_whose_prose_now_names_it(live: LiveSite) -> None:
+    """'Stakes', in a chapter's title but in no prose, now names the term: the pages that
+    show the term change, and no page whose prose does not say it."""
+    written = written_by(live, "terms/one-machine.md", "title: One machine\n", ALIASED)
+    assert live.written is not None
+    assert "vol1/glossary/one-machine/index.html" in written
+    assert "vol1/sources/supermicro-colossus-case/index.html" not in written
+    assert "vol1/people/patrick-kennedy/index.html" not in written
 
 
 def test_a_save_that_fails_half_way_keeps_nothing_for_the_next(
@@ -209,8 +226,22 @@ def test_a_new_reference_changes_what_is_referred_to(tmp_path: Path) -> None:
     assert ("out", "chapter", "chapter-1") in found
 
 
-def test_a_new_name_changes_what_every_page_reads(tmp_path: Path) -> None:
-    assert (
-        changes_of(tmp_path, "terms/cluster.md", "title: Cluster", "title: Cluster of chips")
-        is None
-    )
+def test_a_new_name_changes_the_fields_that_now_say_it(tmp_path: Path) -> None:
+    """'one machine' stands in the cluster's definition and the second chapter's summary:
+    a name of the term no more, they link it no more, and no other field changes."""
+    found = changes_of(tmp_path, "terms/one-machine.md", "title: One machine", "title: A unit")
+    assert found is not None
+    assert {
+        ("names",),
+        ("e", "term", "one-machine"),
+        ("read", "term", "cluster", "definition"),
+    } <= found
+    said = {token for token in found if token[0] == "read"}  # the fields that say it
+    assert said == {
+        ("read", "term", "cluster", "definition"),
+        ("read", "chapter", "chapter-2", "summary"),
+    }
+
+
+def test_a_save_that_changes_nothing_changes_nothing(tmp_path: Path) -> None:
+    assert changes_of(tmp_path, "terms/cluster.md", "title: Cluster", "title: Cluster") == set()

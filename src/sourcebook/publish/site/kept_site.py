@@ -50,6 +50,9 @@ class Snapshot:
     """What the pages of one build could read (see the module's docstring)."""
 
     shared: bytes
+    names: str
+    """The hash of the record's names: where it differs, what link found in each prose
+    field is compared, and the pages that render a field where it differs are written."""
     entities: dict[Key, Entity]
     read_as: dict[Key, bytes]
     graph: Graph
@@ -74,7 +77,6 @@ class Snapshot:
             *_own_files(record.root),
             repr(keys),
             repr(sorted(record.broken)),
-            names,
             *map(repr, shared),
         ]
         digest = hashlib.sha256()
@@ -84,6 +86,7 @@ class Snapshot:
         sources = [e for e in entities.values() if isinstance(e, Source)]
         return cls(
             shared=digest.digest(),
+            names=names,
             entities=entities,
             read_as={key: record.read_as.get(key, b"") for key in keys},
             graph=graph,
@@ -98,11 +101,19 @@ class Snapshot:
         if self.shared != before.shared:
             return None
         changed: set[Token] = set()
+        relinked = self.names != before.names  # every entity linked again, so compared
+        if relinked:
+            changed.add(("names",))
+            reads = _differ(before.graph.reads, self.graph.reads)
+            changed |= {("read", *key, field) for key, field in reads}
+            changed |= {("wiki", *link) for link in _differ(before.graph.wiki, self.graph.wiki)}
         for key, entity in self.entities.items():
-            if before.read_as.get(key) == self.read_as[key] and self.read_as[key]:
+            same = before.read_as.get(key) == self.read_as[key] and self.read_as[key]
+            if same and not relinked:
                 continue
             old = before.entities[key]  # the same keys, or `shared` would differ
-            changed |= _entity_changes(old, entity)
+            if not same:
+                changed |= _entity_changes(old, entity)
             was, now = (_refs(graph, key) for graph in (before.graph, self.graph))
             changed |= {("in", *target) for target, _ in was ^ now}
             if {target for target, _ in was} != {target for target, _ in now}:

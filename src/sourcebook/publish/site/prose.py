@@ -100,6 +100,7 @@ class ProseRenderer:
     @property
     def matcher(self) -> NameMatcher:
         """The record's names, for a text that link did not read."""
+        READS.note(("names",))
         if self._matcher is None:
             self._matcher = build_matcher(self.record)
         return self._matcher
@@ -139,6 +140,7 @@ class ProseRenderer:
         it now where it reads as plain text; else None, and link's code finds its names
         in the tokens the site parses (see `_mentions`)."""
         if owner is not None and field is not None:
+            READS.note(("read", *owner, field))
             read = self.graph.read_of(owner, field)
             if read is not None and (
                 read.reading == how or (read.reading == mentions.PLAIN and how != mentions.PAPER)
@@ -215,6 +217,7 @@ class ProseRenderer:
         return f'<a class="mention" href="{_escape(url)}">', None
 
     def wiki(self, meta: dict, env: dict) -> str:
+        READS.note(("wiki", meta["kind"], meta["target"]))
         key = self.graph.wiki.get((meta["kind"], meta["target"]), _UNREAD)
         if key == _UNREAD:  # a wiki link link did not read
             key = resolve_wiki(self.record, meta["kind"], meta["target"])

@@ -11,6 +11,9 @@ is noted as a token:
 - `("k", kind)`: which entities of a kind there are, and each of them;
 - `("in", kind, id)`: what refers to an entity (its backlinks);
 - `("d", part, …)`: a part of what derive computed (`Computed` notes which);
+- `("read", kind, id, field)`: the names link found in a prose field; `("names",)`: all
+  the record's names, for a text link did not read; `("wiki", kind, target)`: what a wiki
+  link leads to;
 - `("first", chapter)`: the terms a chapter is the first of; `("roles", party)`: the
   campuses that name a party;
 - `("p", id)`: what check proved of a source's quotes; `("lib", shelf)`: a Library item.
