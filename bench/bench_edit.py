@@ -69,7 +69,7 @@ IDLE_CPU = 0.05
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 SERVE = "serve: one-file prose edit -> page updated"
-SERVE_FIGURE = "serve: a figure's date edited -> campus page updated"
+SERVE_FIGURE = "serve: a figure edit -> its campus page"
 SERVE_ALIAS = "serve: a new alias -> its pages updated"
 BUILD_EDIT = "build after a one-file edit"
 CHECK_SAME = "check, unchanged record"
