@@ -59,7 +59,7 @@ class SiteView:
         self.nav = nav
         """The navigation's links, in its order (see `pages.navigation`)."""
         self._nav_urls = {item.url for item in nav}
-        self._nav_lists: dict[str, Markup] = {}
+        self._nav_lists = Shared()  # a record's own nav.html may read the record
         self.citations = Citations(record)
         self.links = Links(urls)
         self.prose = PageProse(record, graph, urls, self.citations)
@@ -112,12 +112,11 @@ class SiteView:
         """The navigation as `nav.html` lists it, the page at `current` marked: rendered
         once for each page it links to and once for all the others, as every page shows it."""
         marked = current if current in self._nav_urls else ""
-        found = self._nav_lists.get(marked)
-        if found is None:
-            assert self.env is not None, "the build sets the templates"
-            template = self.env.get_template("nav.html")
-            found = self._nav_lists[marked] = Markup(template.render(current=marked))
-        return found
+        return READS.cached(self._nav_lists, marked, self._nav_made, marked)
+
+    def _nav_made(self, current: str) -> Markup:
+        assert self.env is not None, "the build sets the templates"
+        return Markup(self.env.get_template("nav.html").render(current=current))
 
     def use_templates(self, env: Environment) -> None:
         """The templates the pages render with, and the prose's list items too."""
