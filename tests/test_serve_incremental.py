@@ -164,7 +164,7 @@ def test_serve_says_how_much_a_save_wrote_and_serves_it(tmp_path: Path) -> None:
         while "Built version 2" not in running.output and time.monotonic() < deadline:
             term.write_text(edited)  # again, should the watcher have started after the last
             time.sleep(1)
-        said = r"Built version 2 \((\d+) files written, the rest kept\)\."
+        said = r"Built version 2 \((\d+) files? written, the rest kept\)\."
         line = re.search(said, running.output)
         assert line is not None, running.output
         assert int(line.group(1)) == 1

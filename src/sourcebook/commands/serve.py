@@ -140,7 +140,9 @@ def report(live: LiveSite, verbose: bool = False) -> None:
     elif live.failure:
         click.echo(f"The build failed; the pages show why:\n{live.failure}", err=True)
     else:
-        kept = f" ({live.written} files written, the rest kept)" if live.written is not None else ""
+        kept = ""
+        if live.written is not None:
+            kept = f" ({live.written} file{'s' * (live.written != 1)} written, the rest kept)"
         click.echo(f"Built version {live.version}{kept}.")
     count = len(live.warnings)
     if count:
