@@ -2,10 +2,11 @@
 an edit changed (`serve`, from save to save).
 
 A build's `Snapshot` holds what its pages can read: the entities (each by the hash of the
-file it was read from), the links between them, what derive computed (by parts), what
-check proved of each source's quotes, the Library's items; and, as one hash, everything
-every page reads alike — the settings, the record's own templates and static files, the
-navigation, the releases, the names prose links, which entities there are. The next build
+file it was read from), the links between them and the names link found in each prose
+field, what derive computed (by parts), what check proved of each source's quotes, the
+Library's items; and, as one hash, everything every page reads alike — the settings, the
+record's own templates and static files, the navigation, the releases, which entities
+there are. The next build
 compares its snapshot with the last: where that one hash differs every page is written
 again; otherwise the differences become tokens (see `reads.py`), and a page is written
 again only where its URL is new, its context is not the same, or it read a token the
