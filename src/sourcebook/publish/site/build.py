@@ -324,8 +324,8 @@ class SiteBuild:
                 or not made.reads.isdisjoint(changed)
             )
 
-        todo = [p for p in site.pages if stale(p.url, p.template, self._contexts[p.url][0])]
-        written = len(todo)
+        stale_pages = [p for p in site.pages if stale(p.url, p.template, self._contexts[p.url][0])]
+        written = len(stale_pages)
         view.carry(last.view, changed)
         try:
             view.use_derived(derived)
@@ -333,8 +333,8 @@ class SiteBuild:
             assert view.env is not None
             writer = Writer(view.env, view, out, FILE_WRITERS)
             writer.reads = self._reads
-            drawn = [page for page in todo if page.template in DRAWN_TEMPLATES]
-            for page in todo:
+            drawn = [page for page in stale_pages if page.template in DRAWN_TEMPLATES]
+            for page in stale_pages:
                 if page.template not in DRAWN_TEMPLATES:
                     replace_file(writer.path(page), writer.content(page))
             if drawn:

@@ -207,8 +207,7 @@ class ProseRenderer:
 
     def _link(self, key: Key) -> tuple[str, str | None]:
         READS.note(("url", *key))  # all a link reads of what it leads to
-        unnoted = getattr(self.record, "unnoted", self.record.get)
-        entity = unnoted(*key)
+        entity = Record.get(self.record, *key)  # the entity itself not noted
         url = self.urls.page_of(entity) if entity is not None else None
         if entity is None or url is None:
             return "", None

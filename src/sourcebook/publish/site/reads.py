@@ -111,10 +111,6 @@ READS = Reads()
 class TracedRecord(Record):
     """The record as the site's pages read it: each entity they ask for is noted."""
 
-    def unnoted(self, kind: str, entity_id: str) -> Entity | None:
-        """An entity, for what reads less of it than all (and notes what it reads)."""
-        return super().get(kind, entity_id)
-
     @classmethod
     def of_record(cls, record: Record) -> TracedRecord:
         traced = cls.__new__(cls)
