@@ -49,6 +49,21 @@ SOURCE_EDITS = [
     ("sets out a ladder", "sets out a ladder of clusters"),  # its annotation
     ("authors: [leopold-aschenbrenner]", "authors: [haze-fan]"),
 ]
+INDICATOR = (
+    "---\ntitle: Largest evidenced operating site\nrow: 11\ndescription: The largest.\n{query}---\n"
+)
+QUERIES = [
+    # the record's own SQL: run again only where what it read changed
+    "",
+    "query: SELECT max(value) AS value, unit FROM figures\n",
+    "query: SELECT count(*) AS value FROM campuses WHERE status = 'operating'\n",
+    "query: SELECT max(value) AS value FROM figures WHERE quote_status = 'verified'\n",
+]
+TEST = (
+    "---\ntitle: A gigawatt by 2027\nclaim: One campus will run a gigawatt.\n"
+    "deadline: {deadline}\nrule: Met when a figure says so.\nchapter: chapter-2\n{query}---\n"
+)
+TEST_QUERIES = ["", "query: SELECT max(value) >= 250 AS holds FROM figures\n"]
 RENAMED = "renamed"
 """A file moved to another name: the entity's id changes, its text does not."""
 OWN_NAV = '{% extends "sourcebook/nav.html" %}'
@@ -81,6 +96,19 @@ edit = st.one_of(
     st.tuples(
         st.just("campuses/colossus-2.md"),
         st.sampled_from(["300", "1.2"]).map(lambda v: ("value: 200\n", f"value: {v}\n")),
+    ),
+    st.tuples(st.just("campuses/stargate-uae.md"), st.just(("announced\n", "operating\n"))),
+    st.tuples(
+        st.just("indicators/largest-evidenced-operating-site.md"),
+        st.sampled_from(QUERIES).map(lambda query: INDICATOR.format(query=query)),
+    ),
+    st.tuples(
+        st.just("tests/gigawatt-by-2027.md"),
+        st.builds(
+            TEST.format,
+            deadline=st.sampled_from(["2027-12-31", "2025-06-30"]),
+            query=st.sampled_from(TEST_QUERIES),
+        ),
     ),
     # what other pages show of an entity, besides its names
     st.tuples(st.just("chapters/chapter-1.md"), st.sampled_from(CHAPTER_EDITS)),

@@ -47,7 +47,7 @@ class LiveSite:
         """The search index, made after each build is shown."""
         self.written: int | None = None
         """Files the last build wrote afresh, where it kept the rest; None for all."""
-        self.kept = KeptRuns.in_memory(site=True)
+        self.kept = KeptRuns.in_memory(serving=True)
         """What the builds before made of the record's files and fields, and the pages
         they wrote: an edit reads again, and writes again, only what it changed."""
 

@@ -22,7 +22,7 @@ from sourcebook.check.result import Checked, CheckedHouse
 from sourcebook.compile import compile_checked, compile_in_memory, published, record_day
 from sourcebook.derive import derive_checked
 from sourcebook.derive.queries import check_queries
-from sourcebook.derive.sandbox import isolated
+from sourcebook.derive.sandbox import Remembered, isolated
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link import Graph, link_record, without_drafts
 from sourcebook.link.graph import LINKED
@@ -86,11 +86,12 @@ def build(
     shown = without_drafts(record, graph, drafts)
     with SiteBuild(*shown, jobs=jobs, notify_url=notify_url, search=search) as site:
         site.render_prose()  # overlaps with check: the prose needs only the linked record
-        checked = check_linked(record, graph, diagnostics, as_of)
+        remembered = kept.queries if kept else None
+        checked = check_linked(record, graph, diagnostics, as_of, remembered)
         if not checked.ok:
             return Build(checked)
         site.cite(checked.proofs)
-        derived_now = derive_checked(published(checked, linked=shown))
+        derived_now = derive_checked(published(checked, linked=shown), remembered)
         built = site.write(out, derived_now, progress=progress, kept=kept.site if kept else None)
     return Build(checked, built)
 
@@ -103,7 +104,7 @@ def check(root: Path | str, as_of: date | None = None, kept: KeptRuns | None = N
     record, graph = read_and_link(root, as_of, diagnostics, kept)
     if record is None:
         return Checked(None, graph, diagnostics, as_of)
-    return check_linked(record, graph, diagnostics, as_of)
+    return check_linked(record, graph, diagnostics, as_of, kept.queries if kept else None)
 
 
 @dataclass(frozen=True)
@@ -118,13 +119,19 @@ class KeptRuns:
     site: KeptSite | None = None
     """The last site written and what each of its pages read (`serve` keeps it in memory,
     from save to save): the next writes only what an edit changed."""
+    queries: Remembered | None = None
+    """The last run of the record's queries and of derive, and what each read of the
+    compiled record (`serve`'s, in memory): run again only where that changed."""
 
     @classmethod
-    def in_memory(cls, site: bool = False) -> KeptRuns:
-        """Kept in this process only; with the last site written where `site`."""
+    def in_memory(cls, serving: bool = False) -> KeptRuns:
+        """Kept in this process only; with the last site written and the last queries run
+        where `serving` (from save to save)."""
         from sourcebook.publish.site.kept_site import KeptSite
 
-        return cls(Kept(PARSED), Kept(LINKED), site=KeptSite() if site else None)
+        if not serving:
+            return cls(Kept(PARSED), Kept(LINKED))
+        return cls(Kept(PARSED), Kept(LINKED), site=KeptSite(), queries=Remembered())
 
     @classmethod
     def load(cls, root: Path) -> KeptRuns:
@@ -157,13 +164,18 @@ def read_and_link(
 
 
 def check_linked(
-    record: Record, graph: Graph, diagnostics: Diagnostics, as_of: date | None
+    record: Record,
+    graph: Graph,
+    diagnostics: Diagnostics,
+    as_of: date | None,
+    remembered: Remembered | None = None,
 ) -> Checked:
-    """Every rule over the linked record; then its own queries, over it compiled in memory."""
+    """Every rule over the linked record; then its own queries, over it compiled in memory
+    (`remembered`: their last run, as for `isolated`)."""
     proofs = check_record(record, graph, diagnostics)
     with compile_in_memory(record, graph, as_of, proofs) as db:
         image = db.image()
-    check_queries(record, image, diagnostics)
+    check_queries(record, image, diagnostics, remembered)
     return Checked(record, graph, diagnostics, as_of, proofs, image)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import date
 
+from sourcebook.compile.noted import watched
 from sourcebook.model.base import day_start
 from sourcebook.model.kinds import KINDS, Figure, FigureStatus
 
@@ -78,7 +79,7 @@ def restrict(db: sqlite3.Connection, day: date) -> None:
 
 def copy_as_of(db: sqlite3.Connection, day: date) -> sqlite3.Connection:
     """An in-memory copy of a compiled record as it stood on `day`, still writable."""
-    copy = sqlite3.connect(":memory:")
+    copy = watched(sqlite3.connect(":memory:"))
     db.backup(copy)
     restrict(copy, day)
     copy.commit()
@@ -97,7 +98,7 @@ def history_copy(db: sqlite3.Connection, needed: set[str]) -> sqlite3.Connection
     must; the tables kept consistent after each step that no query in `needed` reads are
     emptied, so that keeping them costs nothing.
     """
-    copy = sqlite3.connect(":memory:")
+    copy = watched(sqlite3.connect(":memory:"))
     db.backup(copy)
     for table in DATED_TABLES:
         copy.execute(f'CREATE INDEX IF NOT EXISTS "{table}_known_from" ON "{table}" (known_from)')

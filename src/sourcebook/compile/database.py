@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sourcebook.compile.as_of import copy_as_of
+from sourcebook.compile.noted import note, watched
 
 DEFAULT_SECONDS = 2.0
 MAX_SECONDS = 10.0
@@ -153,6 +154,7 @@ class CompiledRecord:
         """The connection with writing allowed again, for the derive stage's own copies
         (see `as_of`); the record's queries never run on it."""
         self.connection.set_authorizer(None)
+        watched(self.connection)  # what sourcebook's own statements read is noted still
         self.connection.execute("PRAGMA query_only = OFF")
         return self.connection
 
@@ -227,6 +229,7 @@ def _stopper(deadline: float) -> Callable[[], int]:
 
 
 def _authorize(action: int, arg1: str | None, arg2: str | None, *_: Any) -> int:
+    note(action, arg1, arg2)
     if (action, arg1) in _FTS5_INTERNALS:
         return sqlite3.SQLITE_OK
     if action not in _ALLOWED:

@@ -26,7 +26,7 @@ from sourcebook.compile.database import CompiledRecord, Failure, QueryError, ope
 from sourcebook.derive.charts import ChartData, Overview, chart_data, overview
 from sourcebook.derive.machine import EMPTY as EMPTY_MACHINE
 from sourcebook.derive.machine import Machine, machine
-from sourcebook.derive.sandbox import isolated
+from sourcebook.derive.sandbox import Remembered, isolated
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, history_months, scorecard
 from sourcebook.derive.timeline import (
@@ -94,11 +94,12 @@ def derive_all(db: CompiledRecord) -> Derived:
     )
 
 
-def derive_checked(checked: Checked) -> Derived:
+def derive_checked(checked: Checked, remembered: Remembered | None = None) -> Derived:
     """Everything computed from a checked record, as of the day it was checked, read from
-    the database check compiled; the record's own queries run in the sandbox."""
+    the database check compiled; the record's own queries run in the sandbox; `remembered`
+    as for `isolated`."""
     assert checked.image is not None
-    return isolated(checked.image, derive_all)
+    return isolated(checked.image, derive_all, remembered=remembered)
 
 
 __all__ = [
@@ -116,6 +117,7 @@ __all__ = [
     "Outcome",
     "Point",
     "QueryError",
+    "Remembered",
     "Row",
     "ScenarioError",
     "ScenarioResult",

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError
+from sourcebook.compile.noted import watched
 from sourcebook.derive.scorecard import Row
 
 CHART_ROWS = 5000
@@ -63,7 +64,7 @@ def with_history(
 ) -> CompiledRecord:
     """An in-memory copy of `db` with the history tables in `wanted` added and filled (from
     the scorecard's `rows`, and `verdicts()`); close it after use."""
-    copy = sqlite3.connect(":memory:")
+    copy = watched(sqlite3.connect(":memory:"))
     db.connection.backup(copy)
     for name in wanted:
         copy.execute(HISTORY_TABLES[name])

@@ -8,7 +8,7 @@ from functools import partial
 from sourcebook.check.charts import check_columns
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.derive.charts import HISTORY_TABLES, run_chart, with_history
-from sourcebook.derive.sandbox import isolated
+from sourcebook.derive.sandbox import Remembered, isolated
 from sourcebook.derive.scorecard import evaluate_indicator
 from sourcebook.derive.verdicts import judge
 from sourcebook.diagnostics import Diagnostics, Pos
@@ -27,7 +27,11 @@ _SHAPES = {
 }
 
 
-def check_queries(record: Record, image: bytes, diagnostics: Diagnostics) -> None:
+def check_queries(
+    record: Record, image: bytes, diagnostics: Diagnostics, remembered: Remembered | None = None
+) -> None:
+    """Run every indicator's, test's and chart's query over `image`, and say where one fails
+    or returns the wrong shape; `remembered` as for `isolated`."""
     queried = [(kind, e) for kind in ("indicator", "test") for e in record.of(kind)]
     for kind, entity in queried:
         if not getattr(entity, "query", None):
@@ -39,7 +43,8 @@ def check_queries(record: Record, image: bytes, diagnostics: Diagnostics) -> Non
             )
     runs = [(kind, e.query) for kind, e in queried if getattr(e, "query", None)]  # type: ignore[attr-defined]
     charts = [c for c in record.of("chart") if isinstance(c, Chart)]
-    failures, answers = isolated(image, partial(run_all, runs, [(c.id, c.query) for c in charts]))
+    job = partial(run_all, runs, [(c.id, c.query) for c in charts])
+    failures, answers = isolated(image, job, remembered=remembered)
     for chart, (columns, failure) in zip(charts, answers, strict=True):
         if failure is not None:
             diagnostics.error(

@@ -16,15 +16,18 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import pickle
 import resource
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError, Result, open_image
+from sourcebook.compile.noted import Column, digests, noting
 
 T = TypeVar("T")
 
@@ -43,19 +46,88 @@ Key = tuple[str, str, int]
 Outcome = Result | QueryError
 
 
-def isolated(image: bytes, job: Callable[[CompiledRecord], T], seconds: float | None = None) -> T:
+def isolated(
+    image: bytes,
+    job: Callable[[CompiledRecord], T],
+    seconds: float | None = None,
+    remembered: Remembered | None = None,
+) -> T:
     """`job(db)` run in a child process over the compiled record `image`, its queries each
     within `seconds` (default: the record's limit) however they run, and all of them
-    within TOTAL_SECONDS."""
+    within TOTAL_SECONDS. Where `remembered` holds the same job's last run, and nothing
+    that run read of its record differs in `image`, its value is given again instead."""
+    ran = Ran.key_of(job, seconds) if remembered is not None else b""
+    if remembered is not None:
+        again = remembered.again(ran, image)
+        if again is not None:
+            return again  # type: ignore[no-any-return]
     if not _holds_queries(image):  # nothing of the record's own runs: no need to isolate
-        with open_image(image, seconds) as db:
-            return job(db)
-    known: dict[Key, Outcome] = {}
-    started = time.monotonic()
-    while True:
-        done, value = _attempt(image, seconds, job, known, started)
-        if done:
-            return value  # type: ignore[no-any-return]
+        with noting() as noted, open_image(image, seconds) as db:
+            value = pickle.dumps(job(db))
+        finished = True
+    else:
+        known: dict[Key, Outcome] = {}
+        started = time.monotonic()
+        attempts = 0
+        while True:
+            attempts += 1
+            done, value, noted, finished = _attempt(image, seconds, job, known, started)
+            if done:
+                break
+        finished = finished and attempts == 1  # a stopped query's reads went with its child
+    if remembered is not None and finished:
+        remembered.keep(ran, image, noted, value)
+    return pickle.loads(value)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A job's run: what it is, what it read of its record, and what that read held."""
+
+    key: bytes
+    digests: dict[str, bytes]
+    noted: frozenset[Column]
+    value: bytes
+    """The job's value, pickled by this process's own child: given as new objects each
+    time, so that no build can change what the next is given."""
+
+    @staticmethod
+    def key_of(job: Callable[..., Any], seconds: float | None) -> bytes:
+        return pickle.dumps((job, seconds))
+
+
+class Remembered:
+    """The last run of each job, for the next build in this process (`serve`'s) to give
+    again where what it read is unchanged. In memory only: a value is pickled, which is
+    safe from this process's own child and from nothing else."""
+
+    def __init__(self) -> None:
+        self._runs: dict[bytes, Ran] = {}
+        self.again_count = 0
+        """Runs given again, not made (for tests and the bench)."""
+
+    def again(self, key: bytes, image: bytes) -> Any | None:
+        last = self._runs.get(key)
+        if last is None or _digests(image, last.noted) != last.digests:
+            return None
+        self.again_count += 1
+        return pickle.loads(last.value)
+
+    def keep(self, key: bytes, image: bytes, noted: set[Column], value: bytes) -> None:
+        frozen = frozenset(noted)
+        self._runs[key] = Ran(key, _digests(image, frozen), frozen, value)
+
+    def clear(self) -> None:
+        self._runs.clear()
+
+
+def _digests(image: bytes, noted: frozenset[Column]) -> dict[str, bytes]:
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.deserialize(image)
+        return digests(connection, set(noted))
+    finally:
+        connection.close()
 
 
 QUERY_TABLES = ("indicators", "tests", "charts")
@@ -82,9 +154,10 @@ def _attempt(
     job: Callable[[CompiledRecord], Any],
     known: dict[Key, Outcome],
     started: float,
-) -> tuple[bool, Any]:
-    """One child's run of `job`: (True, its value), or (False, None) where a query had to
-    be stopped (now in `known` as too slow) and a new child must carry on."""
+) -> tuple[bool, bytes, set[Column], bool]:
+    """One child's run of `job`: (True, its value pickled, the columns it read, whether it
+    ran each query to its end in time), or (False, …) where a query had to be stopped (now
+    in `known` as too slow) and a new child must carry on."""
     context: Any = multiprocessing.get_context(_start_method())  # its Process, typed
     ours, theirs = context.Pipe(duplex=False)
     child = context.Process(
@@ -100,7 +173,7 @@ def _attempt(
             if not ours.poll(wait):
                 assert running is not None
                 known[running] = _too_slow(budget)
-                return False, None
+                return False, b"", set(), False
             try:
                 message = ours.recv()
             except EOFError:  # the child died: out of memory, or killed from outside
@@ -109,7 +182,7 @@ def _attempt(
                 known[running] = QueryError(
                     Failure.FAILED, "the query ran out of memory and was stopped"
                 )
-                return False, None
+                return False, b"", set(), False
             kind = message[0]
             if kind == "start":
                 running, budget = message[1], message[2]
@@ -118,7 +191,7 @@ def _attempt(
                 known[message[1]] = message[2]
                 running = None
             elif kind == "done":
-                return True, message[1]
+                return True, message[1], message[2], message[3]
             else:  # "failed": the job itself raised, as it would have in this process
                 raise message[1]
     finally:
@@ -157,12 +230,13 @@ def _child(
         connection = sqlite3.connect(":memory:")
         connection.execute(f"PRAGMA hard_heap_limit = {SQLITE_HEAP_BYTES}")
         connection.deserialize(image)
-        db = CompiledRecord(connection, seconds, Monitor(out, known, started))
-        value = job(db)
+        monitor = Monitor(out, known, started)
+        with noting() as noted:
+            value = pickle.dumps(job(CompiledRecord(connection, seconds, monitor)))
     except Exception as exc:
         out.send(("failed", exc))
     else:
-        out.send(("done", value))
+        out.send(("done", value, noted, not monitor.stopped))
     finally:
         out.close()
 
@@ -183,6 +257,8 @@ class Monitor:
         self.out = out
         self.known = known
         self.started = started
+        self.stopped = False
+        """Whether a query was stopped for time: what comes of it depends on the clock."""
 
     def run(self, db: CompiledRecord, sql: str, max_rows: int, seconds: float) -> Result:
         key = (db.day, sql, max_rows)
@@ -209,5 +285,6 @@ class Monitor:
                 self.out.send(("end", key, outcome))
             self.known[key] = outcome
         if isinstance(outcome, QueryError):
+            self.stopped = self.stopped or outcome.failure is Failure.TOO_SLOW
             raise outcome
         return outcome

@@ -1,0 +1,173 @@
+"""The record's queries and derive, run again by `serve` only where what they read changed:
+each run notes the columns its statements read of the compiled record (`compile.noted`),
+and `Remembered` gives its value again where those columns hold what they held."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+from functools import partial
+from pathlib import Path
+
+import pytest
+from site_fixtures import write_record
+
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError
+from sourcebook.compile.noted import digests, noting
+from sourcebook.derive import Remembered, derive_all, derive_checked
+from sourcebook.derive.sandbox import isolated
+from sourcebook.pipeline import check
+
+SLOW = (
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000)"
+    " SELECT count(*) AS value FROM n"
+)
+MAX_FIGURE = "query: SELECT max(value) AS value FROM figures WHERE metric = 'it-power'\n"
+INDICATOR = (
+    "---\ntitle: Largest evidenced operating site\nrow: 11\ndescription: The largest.\n{query}---\n"
+)
+
+
+def image_of(root: Path) -> bytes:
+    checked = check(root)
+    assert checked.ok, checked.diagnostics.errors
+    assert checked.image is not None
+    return checked.image
+
+
+def titles(db: CompiledRecord) -> list[str]:
+    return [row[0] for row in db.rows("SELECT title FROM campuses ORDER BY id")]
+
+
+def sources_then(day: date, db: CompiledRecord) -> list[str]:
+    """The sources known on `day` (a source is not known before its date)."""
+    with db.as_of(day) as then:
+        return [row[0] for row in then.rows("SELECT id FROM sources ORDER BY id")]
+
+
+def run_slow(db: CompiledRecord) -> str:
+    try:
+        db.run(SLOW, seconds=0.2)
+    except QueryError as exc:
+        return exc.failure.value
+    return "ran"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    query = INDICATOR.format(query=MAX_FIGURE)
+    return write_record(
+        tmp_path / "record", {"indicators/largest-evidenced-operating-site.md": query}
+    )
+
+
+def test_a_run_notes_each_column_its_statements_read(root: Path) -> None:
+    connection = sqlite3.connect(":memory:")
+    connection.deserialize(image_of(root))
+    with noting() as noted:
+        db = CompiledRecord(connection)
+        titles(db)
+        db.rows("SELECT count(*) FROM sources")
+    assert ("campuses", "title") in noted
+    assert ("campuses", "id") in noted  # ordered by it
+    assert ("sources", "") in noted  # its rows alone
+    assert not any(table == "terms" for table, _ in noted)
+
+
+def test_a_copy_as_of_a_day_notes_what_choosing_its_rows_read(root: Path) -> None:
+    connection = sqlite3.connect(":memory:")
+    connection.deserialize(image_of(root))
+    with noting() as noted:
+        sources_then(date(2025, 1, 1), CompiledRecord(connection))
+    assert ("sources", "id") in noted
+    assert ("sources", "known_from") in noted  # which sources were known then
+    assert ("figures", "known_from") in noted  # and the figures, whose rows the copy holds
+
+
+def test_nothing_is_noted_outside_the_block(root: Path) -> None:
+    connection = sqlite3.connect(":memory:")
+    connection.deserialize(image_of(root))
+    with noting():
+        pass
+    with noting() as noted:
+        pass
+    titles(CompiledRecord(connection))
+    assert noted == set()
+
+
+def test_digests_change_with_what_was_read_and_nothing_else(root: Path) -> None:
+    before = image_of(root)
+    term = root / "terms" / "cluster.md"
+    term.write_text(term.read_text() + "\nMore prose.\n")
+    prose_edited = image_of(root)
+    campus = root / "campuses" / "stargate-uae.md"
+    campus.write_text(
+        campus.read_text().replace("title: Stargate UAE", "title: Stargate Abu Dhabi")
+    )
+    retitled = image_of(root)
+
+    read = {("campuses", "title"), ("campuses", "id"), ("history", "day")}
+
+    def of(image: bytes) -> dict[str, bytes]:
+        connection = sqlite3.connect(":memory:")
+        connection.deserialize(image)
+        return digests(connection, read)
+
+    assert of(before) == of(prose_edited)
+    assert of(before) != of(retitled)
+    assert of(before)["history"] == b""  # a table the work made for itself
+
+
+def test_a_job_is_given_again_while_what_it_read_is_unchanged(root: Path) -> None:
+    remembered = Remembered()
+    first = isolated(image_of(root), titles, remembered=remembered)
+    term = root / "terms" / "cluster.md"
+    term.write_text(term.read_text() + "\nMore prose.\n")
+    again = isolated(image_of(root), titles, remembered=remembered)
+    assert again == first
+    assert again is not first  # new objects, which no build can change for the next
+    assert remembered.again_count == 1
+    campus = root / "campuses" / "stargate-uae.md"
+    campus.write_text(
+        campus.read_text().replace("title: Stargate UAE", "title: Stargate Abu Dhabi")
+    )
+    changed = isolated(image_of(root), titles, remembered=remembered)
+    assert "Stargate Abu Dhabi" in changed
+    assert remembered.again_count == 1
+
+
+def test_another_job_or_another_day_is_not_given_the_first_ones_value(root: Path) -> None:
+    remembered = Remembered()
+    image = image_of(root)
+    now = isolated(image, partial(sources_then, date(2027, 1, 1)), remembered=remembered)
+    then = isolated(image, partial(sources_then, date(2020, 1, 1)), remembered=remembered)
+    assert now and then == []
+    assert remembered.again_count == 0
+
+
+def test_derive_over_a_record_whose_figures_changed_runs_again(root: Path) -> None:
+    remembered = Remembered()
+    first = derive_checked(check(root), remembered)
+    term = root / "terms" / "cluster.md"
+    term.write_text(term.read_text() + "\nMore prose.\n")
+    assert derive_checked(check(root), remembered) == first
+    assert remembered.again_count == 1
+    campus = root / "campuses" / "colossus-2.md"
+    campus.write_text(campus.read_text().replace("value: 200\n", "value: 300\n", 1))
+    moved = derive_checked(check(root), remembered)
+    assert moved != first
+    assert moved.row("largest-evidenced-operating-site").answer.value == 300  # type: ignore[union-attr]
+    assert remembered.again_count == 1
+    connection = sqlite3.connect(":memory:")
+    connection.deserialize(check(root).image or b"")
+    with CompiledRecord(connection) as db:
+        assert derive_all(db) == moved  # what a run of its own makes
+
+
+def test_a_run_with_a_query_stopped_for_time_is_not_kept(root: Path) -> None:
+    """What a query stopped for time gives depends on the clock, not on what it read."""
+    remembered = Remembered()
+    image = image_of(root)
+    assert isolated(image, run_slow, remembered=remembered) == Failure.TOO_SLOW.value
+    assert isolated(image, run_slow, remembered=remembered) == Failure.TOO_SLOW.value
+    assert remembered.again_count == 0
