@@ -45,6 +45,9 @@ WORDS = [
 ]
 IDS = ["cluster", "gpu", "stargate", "abilene", "plant", "power-grid"]
 FILES = len(IDS) + 3  # the terms, a chapter and two sources
+SETTLED_NS = 50_000_000
+"""How long before a read a file must have last changed for `serve` to trust its stat,
+here: far more than the file system's clock tick, far less than the two seconds it waits."""
 
 prose = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
 term_text = st.builds(
@@ -149,12 +152,17 @@ def test_a_record_read_with_what_was_kept_is_the_record_read_afresh(edits):
         root = Path(folder) / "record"
         seeded(root)
         in_memory = KeptRuns.in_memory()
+        serving = KeptRuns.in_memory(serving=True)
+        assert serving.files is not None
+        serving.files.margin_ns = SETTLED_NS
         read_as(root, in_memory)
+        read_as(root, serving)
         read_as(root, KeptRuns.load(root))
         for change in edits:
             apply(root, change)
             afresh = read_as(root, KeptRuns.in_memory())
             assert read_as(root, in_memory) == afresh  # as `serve` keeps it
+            assert read_as(root, serving) == afresh  # with each unchanged file's read again
             assert read_as(root, KeptRuns.load(root)) == afresh  # as `build` and `check` do
 
 

@@ -34,6 +34,7 @@ from sourcebook.read.entities import PARSED
 from sourcebook.read.house import read_house
 from sourcebook.read.kept import Kept
 from sourcebook.read.paths import SETTINGS_FILE
+from sourcebook.read.seen import FilesSeen
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.build import Built
@@ -122,6 +123,8 @@ class KeptRuns:
     queries: Remembered | None = None
     """The last run of the record's queries and of derive, and what each read of the
     compiled record (`serve`'s, in memory): run again only where that changed."""
+    files: FilesSeen | None = None
+    """The last read of each file (`serve`'s, in memory): read again only where changed."""
 
     @classmethod
     def in_memory(cls, serving: bool = False) -> KeptRuns:
@@ -131,7 +134,8 @@ class KeptRuns:
 
         if not serving:
             return cls(Kept(PARSED), Kept(LINKED))
-        return cls(Kept(PARSED), Kept(LINKED), site=KeptSite(), queries=Remembered())
+        parts = (Kept(PARSED), Kept(LINKED))
+        return cls(*parts, site=KeptSite(), queries=Remembered(), files=FilesSeen())
 
     @classmethod
     def load(cls, root: Path) -> KeptRuns:
@@ -154,7 +158,7 @@ def read_and_link(
     """The record read and linked; `kept`: what earlier runs made of it (default: kept in
     the record's state folder)."""
     kept = kept if kept is not None else KeptRuns.load(Path(root))
-    record = read_record(root, diagnostics, kept.parsed)
+    record = read_record(root, diagnostics, kept.parsed, kept.files)
     if record is None:
         return None, Graph()
     record_day(record, as_of)  # refuses a day after the close before any work is done

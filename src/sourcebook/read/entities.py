@@ -19,6 +19,7 @@ from sourcebook.model.base import ID_PATTERN, Entity, Place
 from sourcebook.model.kinds import KINDS, Kind
 from sourcebook.read.frontmatter import FrontMatterError, Parsed, Path_, parse
 from sourcebook.read.kept import Kept
+from sourcebook.read.seen import FilesSeen, stat_of
 from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
 PARALLEL_FROM = 2000
@@ -55,32 +56,63 @@ class FileRead(NamedTuple):
 
 @contextmanager
 def reading(
-    files: Sequence[EntityFile], max_bytes: int, kept: Kept | None = None
+    files: Sequence[EntityFile],
+    max_bytes: int,
+    kept: Kept | None = None,
+    seen: FilesSeen | None = None,
 ) -> Iterator[Iterator[FileRead]]:
     """Each file read, in the order given. Workers, where there are any, start at once and
     read while the block runs; in this process, each file is read as the block asks for it.
 
     `kept`: front matter parsed before, by the file's text (see `read.kept`). A record
     with some kept is read in this process, where parsing what changed is all there is to
-    do; workers parse a record with none, and this process keeps what they parsed."""
+    do; workers parse a record with none, and this process keeps what they parsed.
+    `seen`: the last read of each file, given again where the file is unchanged (see
+    `read.seen`)."""
     kept = kept if kept is not None else Kept(PARSED)
+    if seen is not None:
+        seen.begin()
     jobs = _jobs(len(files)) if not len(kept) else 1
     if jobs <= 1:
-        yield (_read(file, max_bytes, kept) for file in files)
-        return
-    bounds = [(i, min(i + CHUNK, len(files))) for i in range(0, len(files), CHUNK)]
-    with Forked(jobs, (files, max_bytes)) as pool:
-        yield _kept_as_read(pool.imap(_read_chunk, bounds), kept)
+        yield (_read_again(file, max_bytes, kept, seen) for file in files)
+    else:
+        bounds = [(i, min(i + CHUNK, len(files))) for i in range(0, len(files), CHUNK)]
+        with Forked(jobs, (files, max_bytes)) as pool:
+            yield _kept_as_read(pool.imap(_read_chunk, bounds), kept, max_bytes, seen)
+    if seen is not None:
+        seen.settle()
 
 
 def _kept_as_read(
-    chunks: Iterator[tuple[list[FileRead], list[tuple[bytes, Any]]]], kept: Kept
+    chunks: Iterator[tuple[list[FileRead], list[tuple[bytes, Any]]]],
+    kept: Kept,
+    max_bytes: int,
+    seen: FilesSeen | None,
 ) -> Iterator[FileRead]:
     """The workers' reads in order, keeping the front matter each chunk parsed."""
     for reads, made in chunks:
         for each in made:
             kept.put(*each)
-        yield from reads
+        for read in reads:
+            if seen is not None:  # its stat taken after the read: trusted only if older
+                seen.keep((read.file, max_bytes), stat_of(read.file.path), read)
+            yield read
+
+
+def _read_again(file: EntityFile, max_bytes: int, kept: Kept, seen: FilesSeen | None) -> FileRead:
+    """The file's last read where it is unchanged (its parsed front matter kept for the
+    next run), else the file read."""
+    if seen is None:
+        return _read(file, max_bytes, kept)
+    stat = stat_of(file.path)
+    again: FileRead | None = seen.again((file, max_bytes), stat)
+    if again is not None:
+        if again.read_as is not None:
+            kept.retain(again.read_as)
+        return again
+    read = _read(file, max_bytes, kept)
+    seen.keep((file, max_bytes), stat, read)
+    return read
 
 
 def _read(file: EntityFile, max_bytes: int, kept: Kept) -> FileRead:

@@ -76,6 +76,13 @@ class Kept:
             if self.made is not None:
                 self.made.append((key, value))
 
+    def retain(self, key: bytes) -> None:
+        """Keep the result under `key` for the next run, though this one did not ask for it
+        (it had the result in hand)."""
+        blob = self._entries.get(key)
+        if blob is not None:
+            self._used[key] = blob
+
     def settle(self) -> None:
         """What this run used becomes what the next run finds; the rest is let go."""
         self._entries, self._used = self._used, {}

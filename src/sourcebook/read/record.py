@@ -11,6 +11,7 @@ from sourcebook.model.record import Record
 from sourcebook.read.entities import EntityFile, FileRead, reading
 from sourcebook.read.kept import Kept
 from sourcebook.read.paths import Confined, check_published_links
+from sourcebook.read.seen import FilesSeen
 from sourcebook.read.settings import RecordError, read_settings
 from sourcebook.runtime.collector import collector_paused
 
@@ -19,10 +20,14 @@ __all__ = ["RecordError", "read_record"]
 
 @collector_paused()
 def read_record(
-    root: Path | str, diagnostics: Diagnostics, kept: Kept | None = None
+    root: Path | str,
+    diagnostics: Diagnostics,
+    kept: Kept | None = None,
+    seen: FilesSeen | None = None,
 ) -> Record | None:
     """Read every entity of the record at `root`; None when its settings cannot be read.
     `kept`: front matter parsed by earlier runs (see `read.kept`); none where not given.
+    `seen`: the last read of each file, given again where it is unchanged (`read.seen`).
 
     Raises RecordError when `root` is not a record at all.
     """
@@ -44,7 +49,7 @@ def read_record(
     check_published_links(confined, shown_root, diagnostics)
     from sourcebook.read.library import read_library
 
-    with reading(files, settings.limits.max_file_bytes, kept) as reads:
+    with reading(files, settings.limits.max_file_bytes, kept, seen) as reads:
         record.library = read_library(root, shown_root, diagnostics)
         for read in reads:
             _add(read, record, diagnostics)
