@@ -13,7 +13,8 @@ from site_fixtures import build, page, write_record
 
 from sourcebook.live import LiveSite
 from sourcebook.publish.site import BuildError
-from sourcebook.publish.site.search import SearchJob
+from sourcebook.publish.site.live_search import LiveSearch
+from sourcebook.publish.site.search import SearchError, SearchJob
 from sourcebook.publish.site.serve import SiteServer
 
 
@@ -136,14 +137,14 @@ def test_serve_shows_a_build_before_its_index_is_made(
 ) -> None:
     release = threading.Event()
     indexing = threading.Event()
-    run = SearchJob.run
+    begin = SearchJob.begin
 
     def slow(job: SearchJob, site: Path, into: Path) -> object:
         indexing.set()
         assert release.wait(30)
-        return run(job, site, into)
+        return begin(job, site, into)
 
-    monkeypatch.setattr(SearchJob, "run", slow)
+    monkeypatch.setattr(SearchJob, "begin", slow)
     live = LiveSite(write_record(tmp_path / "record"))
     try:
         live.rebuild()  # returns while the index is still being made
@@ -173,15 +174,15 @@ def test_serve_throws_away_an_index_overtaken_by_a_newer_build(
 ) -> None:
     release = threading.Event()
     started: list[Path] = []
-    run = SearchJob.run
+    begin = SearchJob.begin
 
     def slow(job: SearchJob, site: Path, into: Path) -> object:
         started.append(into)
         if len(started) == 1:
             assert release.wait(30)
-        return run(job, site, into)
+        return begin(job, site, into)
 
-    monkeypatch.setattr(SearchJob, "run", slow)
+    monkeypatch.setattr(SearchJob, "begin", slow)
     record = write_record(tmp_path / "record")
     live = LiveSite(record)
     try:
@@ -196,3 +197,60 @@ def test_serve_throws_away_an_index_overtaken_by_a_newer_build(
     finally:
         release.set()
         live.close()
+
+
+class Endless:
+    """An index that is made until it is stopped, as Pagefind's of a large site seems to."""
+
+    def __init__(self) -> None:
+        self.began = threading.Event()
+        self.stopped = threading.Event()
+
+    def begin(self, site: Path, into: Path) -> Endless:
+        self.began.set()
+        return self
+
+    def __enter__(self) -> Endless:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def finish(self) -> None:
+        assert self.stopped.wait(30)
+        raise SearchError("Pagefind stopped while indexing the site")
+
+    def close(self) -> None:
+        self.stopped.set()
+
+
+def test_a_build_begun_while_the_last_is_indexed_stops_that_index(tmp_path: Path) -> None:
+    """Its index would be replaced by the new build's: it is not let take the cores."""
+    search = LiveSearch(tmp_path)
+    endless = Endless()
+    try:
+        search.built(1, endless, tmp_path)  # type: ignore[arg-type]
+        assert endless.began.wait(10)
+        search.superseded()  # as `serve` does as a save's build begins
+        assert endless.stopped.wait(10)
+        search.built(2, SearchJob("", "en"), write_record(tmp_path / "record"))
+        assert search.wait(2, timeout=60)
+        assert search.indexed == 2 and not search.failure  # the stopped one is not a failure
+        assert not (tmp_path / "search-1").exists()
+    finally:
+        search.close()
+
+
+def test_an_index_stopped_for_a_build_that_then_fails_is_not_a_failure(tmp_path: Path) -> None:
+    search = LiveSearch(tmp_path)
+    endless = Endless()
+    try:
+        search.built(1, endless, tmp_path)  # type: ignore[arg-type]
+        assert endless.began.wait(10)
+        search.superseded()
+        search.built(2, None, tmp_path)  # the record has errors now: nothing to index
+        assert endless.stopped.wait(10)
+        assert search.indexed == -1 and not search.failure
+        assert not (tmp_path / "search-1").exists()
+    finally:
+        search.close()

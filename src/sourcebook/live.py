@@ -60,6 +60,7 @@ class LiveSite:
         with self._building:
             if self._closed:
                 return
+            self.search.superseded()
             errors: list[Diagnostic] = []
             warnings: list[Diagnostic] = []
             failure = ""

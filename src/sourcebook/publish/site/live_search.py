@@ -5,7 +5,10 @@ in a thread of its own, into a folder beside the site (`search-N`), and served a
 `/vol1/pagefind/` once it is whole. Until then the index of the build before is served.
 An index made while a newer build was swapped in may have read pages of both: it is
 thrown away, and the newest build is indexed instead. So the index served is always
-that of one build, the newest that has been indexed.
+that of one build, the newest that has been indexed. An index under way when the next
+build begins is stopped (`superseded`), and none is begun until that build is shown:
+the next index replaces it soon after, and Pagefind's work over a large site would
+otherwise take the cores from the build the author waits for.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from sourcebook.publish.site.search import SearchError, SearchJob
+from sourcebook.publish.site.search import Indexing, SearchError, SearchJob
 
 
 class LiveSearch:
@@ -29,6 +32,9 @@ class LiveSearch:
         self._wanted: tuple[int, SearchJob, Path] | None = None
         self._latest = -1
         self._stopped = False
+        self._running: Indexing | None = None
+        self._superseded = False
+        """A build has begun since the last was shown: no index is worth making."""
         self._thread = threading.Thread(target=self._work, name="search-index", daemon=True)
         self._thread.start()
 
@@ -37,6 +43,7 @@ class LiveSearch:
         A build without a job (one that failed) leaves the last index as it is."""
         with self._changed:
             self._latest = version
+            self._superseded = False
             if job is not None:
                 self._wanted = (version, job, site)
             self._changed.notify_all()
@@ -46,10 +53,20 @@ class LiveSearch:
         with self._changed:
             return self._changed.wait_for(lambda: self.indexed >= version, timeout=timeout)
 
+    def superseded(self) -> None:
+        """A newer build has begun: the index under way is stopped, and none begins until
+        that build is shown (`built`)."""
+        with self._changed:
+            self._superseded = True
+            running = self._running
+        if running is not None:
+            running.close()
+
     def close(self) -> None:
         with self._changed:
             self._stopped = True
             self._changed.notify_all()
+        self.superseded()
         self._thread.join(timeout=30)
 
     def _work(self) -> None:
@@ -63,18 +80,33 @@ class LiveSearch:
                 self._wanted = None
             self._index(version, job, site)
 
+    def _current(self, version: int) -> bool:
+        """Whether the index of `version` is still wanted (called holding the lock)."""
+        return not (self._stopped or self._superseded or self._latest != version)
+
     def _index(self, version: int, job: SearchJob, site: Path) -> None:
+        with self._changed:
+            if not self._current(version):  # a newer build began meanwhile
+                return
         into = self.out / f"search-{version}"
         shutil.rmtree(into, ignore_errors=True)
         failure = ""
         try:
-            job.run(site, into)
+            with job.begin(site, into) as indexing:  # Pagefind started, reading the pages
+                with self._changed:
+                    wanted = self._current(version)
+                    self._running = indexing if wanted else None
+                if wanted:
+                    indexing.finish()
         except (SearchError, OSError) as exc:  # the site was swapped out under it, or worse
             failure = str(exc)
         with self._changed:
-            if failure or self._latest != version:
-                if self._latest == version:
-                    self.failure = failure
+            self._running = None
+            if not self._current(version):  # stopped, superseded or overtaken: nothing to tell
+                shutil.rmtree(into, ignore_errors=True)
+                return
+            if failure:
+                self.failure = failure
                 shutil.rmtree(into, ignore_errors=True)
                 return
             old, self.folder, self.indexed, self.failure = self.folder, into, version, ""
