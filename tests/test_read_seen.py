@@ -97,3 +97,17 @@ def test_a_stat_is_trusted_only_well_after_the_files_last_change(tmp_path: Path)
     seen.settle()
     assert seen.again("file", stat_of(str(path))) == "read"
     assert seen.again("file", None) is None  # a file that cannot be stat'ed
+
+
+def test_what_linking_an_unchanged_entity_found_is_not_made_again(tmp_path: Path) -> None:
+    """`serve` keeps it as objects; the record's names, where unchanged, as one matcher."""
+    root = tmp_path / "record"
+    seeded(root)
+    kept, _ = serving()
+    read_as(root, kept)
+    read_as(root, kept)
+    hits = kept.linked.hits
+    (root / "terms" / "gpu.md").write_text(GPU, encoding="utf-8")  # its prose alone
+    edited = read_as(root, kept)
+    assert kept.linked.hits == hits  # nothing unmarshalled: the objects given as they were
+    assert edited == read_as(root, KeptRuns.in_memory())

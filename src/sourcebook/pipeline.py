@@ -134,7 +134,7 @@ class KeptRuns:
 
         if not serving:
             return cls(Kept(PARSED), Kept(LINKED))
-        parts = (Kept(PARSED), Kept(LINKED))
+        parts = (Kept(PARSED), Kept(LINKED, objects=True))
         return cls(*parts, site=KeptSite(), queries=Remembered(), files=FilesSeen())
 
     @classmethod

@@ -77,14 +77,23 @@ class Graph:
 _PROSE_FIELDS = {kind.name: kind.model.PROSE_FIELDS for kind in KINDS}
 
 
-def build_matcher(record: Record) -> NameMatcher:
+def build_matcher(record: Record, kept: Kept | None = None) -> NameMatcher:
+    """The matcher of the record's names; `serve`'s last one where they are the same."""
     mentionable = {k.name for k in KINDS if k.mentionable}
-    return NameMatcher(
+    names = [
         (name, entity.key)
         for entity in record
         if entity.KIND in mentionable
         for name in entity.names()
-    )
+    ]
+    if kept is None:
+        return NameMatcher(names)
+    key = Kept.key(LINKED, "names", repr(names))
+    matcher = kept.shared(key)
+    if matcher is None:
+        matcher = NameMatcher(names)
+        kept.share(key, matcher)
+    return matcher  # type: ignore[no-any-return]
 
 
 LINKED = "linked"
@@ -96,10 +105,10 @@ def link_record(record: Record, kept: Kept | None = None) -> Graph:
     """The record's references. `kept`: what linking each entity found in earlier runs (see
     `read.kept`), by what the entity was read from, the record's names and its entities'
     ids (all that linking one entity reads); none if not given."""
-    matcher = build_matcher(record)
+    kept = kept if kept is not None else Kept(LINKED)
+    matcher = build_matcher(record, kept)
     graph = Graph(matcher=matcher)
     entities = list(record)
-    kept = kept if kept is not None else Kept(LINKED)
     for found in _linked(entities, record, matcher, kept, _linked_among(record, matcher)):
         for ref in found.refs:
             graph.add(ref)
@@ -173,18 +182,27 @@ def _link(
     for entity in entities:
         read_as = record.read_as.get(entity.key)
         key = Kept.key(among, read_as) if read_as is not None else None
-        plain = kept.get(key) if key is not None else None
-        if plain is not None:
-            found.adopt(plain)
+        if key is None:
+            _link_entity(entity, record, matcher, found)
             continue
-        one = _Found()
-        _link_fields(entity, record, one)
-        for name, text in entity.prose():
-            _link_prose(entity, name, text, record, matcher, one)
-        if key is not None:
-            kept.put(key, one.plain())
+        one = kept.shared(key)  # `serve`'s: the objects themselves, made once
+        if one is None:
+            one = _Found()
+            plain = kept.get(key)
+            if plain is not None:
+                one.adopt(plain)
+            else:
+                _link_entity(entity, record, matcher, one)
+                kept.put(key, one.plain())
+            kept.share(key, one)
         found.extend(one)
     return found
+
+
+def _link_entity(entity: Entity, record: Record, matcher: NameMatcher, into: _Found) -> None:
+    _link_fields(entity, record, into)
+    for name, text in entity.prose():
+        _link_prose(entity, name, text, record, matcher, into)
 
 
 def _linked(

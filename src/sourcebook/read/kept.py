@@ -34,13 +34,23 @@ _FILE = "kept.marshal"
 class Kept:
     """Results by the hash of what they depend on (see `key`)."""
 
-    def __init__(self, part: str, entries: dict[bytes, bytes] | None = None, made: bool = False):
+    def __init__(
+        self,
+        part: str,
+        entries: dict[bytes, bytes] | None = None,
+        made: bool = False,
+        objects: bool = False,
+    ):
         self.part = part
         self._entries = entries or {}
         self._used: dict[bytes, bytes] = {}
         self.made: list[tuple[bytes, Any]] | None = [] if made else None
         """Where asked for (in a worker, whose process ends with it): each result put, for
         the process that keeps them."""
+        self._objects: dict[bytes, Any] | None = {} if objects else None
+        self._objects_used: dict[bytes, Any] = {}
+        """Where asked for (`serve`, from save to save in one process): each result as the
+        objects made of it, for a stage whose results no run changes (`shared`)."""
         self.hits = 0
         self.misses = 0
         """Results found, and not found, since this was made (for the bench and tests)."""
@@ -76,6 +86,23 @@ class Kept:
             if self.made is not None:
                 self.made.append((key, value))
 
+    def shared(self, key: bytes) -> Any | None:
+        """The objects last made of the result under `key`, where this keeps them (see
+        `share`); None where it does not, or has none."""
+        if self._objects is None:
+            return None
+        value = self._objects_used.get(key) or self._objects.get(key)
+        if value is not None:
+            self._objects_used[key] = value
+            self.retain(key)
+        return value
+
+    def share(self, key: bytes, value: Any) -> None:
+        """Keep `value`, objects made of the result under `key` that no one changes, to be
+        given as they are to the next run in this process (where this keeps objects)."""
+        if self._objects is not None:
+            self._objects_used[key] = value
+
     def retain(self, key: bytes) -> None:
         """Keep the result under `key` for the next run, though this one did not ask for it
         (it had the result in hand)."""
@@ -86,6 +113,8 @@ class Kept:
     def settle(self) -> None:
         """What this run used becomes what the next run finds; the rest is let go."""
         self._entries, self._used = self._used, {}
+        if self._objects is not None:
+            self._objects, self._objects_used = self._objects_used, {}
 
     def __len__(self) -> int:
         return len(self._entries)
