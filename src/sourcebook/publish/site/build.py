@@ -282,7 +282,8 @@ class SiteBuild:
         assert site is not None
         view = site.view
         self._reads = {}
-        self._contexts = {page.url: context_reads(page.context) for page in site.pages}
+        seen: dict[int, Any] = {}  # the pages' objects live through the loop: ids are theirs
+        self._contexts = {page.url: context_reads(page.context, seen) for page in site.pages}
         shared = [view.nav, view.releases, view.series, view.notify]  # and the settings
         return Snapshot.of(site.record, site.graph, derived, self._proofs, shared)
 

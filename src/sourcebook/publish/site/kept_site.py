@@ -119,7 +119,9 @@ class Snapshot:
             changed |= {("in", *target) for target, _ in was ^ now}
             if {target for target, _ in was} != {target for target, _ in now}:
                 changed.add(("out", *key))
-        changed |= _differ(before.derived, self.derived)
+        whole = ("d", "*")
+        if before.derived[whole] != self.derived[whole]:  # else no part of it differs
+            changed |= _differ(before.derived, self.derived)
         changed |= {("p", i) for i in _differ(before.proven, self.proven)}
         changed |= {("lib", shelf) for shelf in _differ(before.library, self.library)}
         return changed

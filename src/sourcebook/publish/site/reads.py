@@ -130,29 +130,48 @@ class TracedRecord(Record):
         return super().entities_keys()
 
 
-def context_reads(context: dict[str, Any]) -> tuple[str, frozenset[Token]]:
+def context_reads(
+    context: dict[str, Any], seen: dict[int, tuple[Any, set[Token]]] | None = None
+) -> tuple[str, frozenset[Token]]:
     """A page's context as it can be compared from build to build (each entity by its
-    key), and the entities it holds, as tokens."""
+    key), and the entities it holds, as tokens. `seen`: what other pages' contexts of the
+    same build found of each page they hold (a JSON twin holds its page), to be reused."""
     tokens: set[Token] = set()
-    return repr(_shown(context, tokens, set())), frozenset(tokens)
+    return repr(_shown(context, tokens, set(), seen)), frozenset(tokens)
 
 
-def _shown(value: Any, tokens: set[Token], inside: set[int]) -> Any:
+def _shown(
+    value: Any,
+    tokens: set[Token],
+    inside: set[int],
+    seen: dict[int, tuple[Any, set[Token]]] | None = None,
+) -> Any:
     if isinstance(value, Entity):
         tokens.add(("e", *value.key))
         return ("entity", *value.key)
     if isinstance(value, str | int | float | bool | type(None)):
         return value
     if isinstance(value, dict):
-        return [(_shown(k, tokens, inside), _shown(v, tokens, inside)) for k, v in value.items()]
+        return [
+            (_shown(k, tokens, inside, seen), _shown(v, tokens, inside, seen))
+            for k, v in value.items()
+        ]
     if isinstance(value, list | tuple):
-        return [_shown(v, tokens, inside) for v in value]
+        return [_shown(v, tokens, inside, seen) for v in value]
     fields = getattr(value, "__dataclass_fields__", None)  # a Page, a Release
     if fields is None:
         return type(value).__name__  # an object that reads the view when asked (the machine's)
     if id(value) in inside:  # the sitemap, among the pages it lists
         return type(value).__name__
+    if seen is not None and not inside and id(value) in seen:  # as it was found before
+        shown, held = seen[id(value)]
+        tokens |= held
+        return shown
     inside.add(id(value))
-    shown = (type(value).__name__, [_shown(getattr(value, f), tokens, inside) for f in fields])
+    own: set[Token] = set()
+    shown = (type(value).__name__, [_shown(getattr(value, f), own, inside, seen) for f in fields])
     inside.discard(id(value))
+    tokens |= own
+    if seen is not None and not inside:
+        seen[id(value)] = (shown, own)
     return shown
