@@ -220,6 +220,9 @@ class Endless:
         assert self.stopped.wait(30)
         raise SearchError("Pagefind stopped while indexing the site")
 
+    def stop(self) -> None:
+        self.stopped.set()
+
     def close(self) -> None:
         self.stopped.set()
 

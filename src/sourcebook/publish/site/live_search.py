@@ -60,7 +60,7 @@ class LiveSearch:
             self._superseded = True
             running = self._running
         if running is not None:
-            running.close()
+            running.stop()
 
     def close(self) -> None:
         with self._changed:

@@ -176,6 +176,11 @@ class Indexing:
         seconds = time.perf_counter() - self._started
         return Indexed(pages, seconds, len(self._entries), self._output)
 
+    def stop(self) -> None:
+        """Stop Pagefind from another thread: the thread asking it a question is answered by
+        a SearchError, and closes this as it would on any."""
+        self._service.kill()
+
     def close(self) -> None:
         """Stop Pagefind, whatever it is doing."""
         self._service.kill()
@@ -284,7 +289,7 @@ class _Service:
             process.stdin.write(base64.b64encode(json.dumps(message).encode()) + b",")
             process.stdin.flush()
             answer = _read_message(process.stdout)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: its pipes closed under it
             raise SearchError(f"Pagefind stopped while indexing the site: {exc}") from None
         found = answer.get("payload") or {}
         if found.get("type") == "Error":
