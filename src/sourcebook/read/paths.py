@@ -62,7 +62,7 @@ class Confined:
         if not os.path.isdir(top) or not self.holds(top):
             return
         visited: set[str] = set()
-        for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+        for dirpath, folders, entries in _walk(top):
             shown_dir = shown_folder + dirpath[len(top) :].replace(os.sep, "/")
             real = os.path.realpath(dirpath)
             if real in visited:
@@ -71,35 +71,38 @@ class Confined:
                     shown_dir,
                     "symbolic link loop: this folder leads back to one already read",
                 )
-                dirnames.clear()
+                folders.clear()
                 continue
             visited.add(real)
-            dirnames.sort()
             kept = []
-            for name in dirnames:
+            for entry in folders:
+                name = entry.name
                 if not hidden and name.startswith((".", "_")):
                     continue
                 if not _utf8_name(name, f"{shown_dir}/{name}", diagnostics):
                     continue
-                if self._followed(os.path.join(dirpath, name), f"{shown_dir}/{name}", diagnostics):
-                    kept.append(name)
-            dirnames[:] = kept
-            for name in sorted(filenames):
+                if self._followed(entry, f"{shown_dir}/{name}", diagnostics):
+                    kept.append(entry)
+            folders[:] = kept
+            for entry in entries:
+                name = entry.name
                 if not hidden and name.startswith("."):
                     continue
-                path = os.path.join(dirpath, name)
                 if not _utf8_name(name, f"{shown_dir}/{name}", diagnostics):
                     continue
-                if not self._followed(path, f"{shown_dir}/{name}", diagnostics):
+                if not self._followed(entry, f"{shown_dir}/{name}", diagnostics):
                     continue
-                if not os.path.isfile(path):  # a pipe or a device would never end
+                if not _is_file(entry):  # a pipe or a device would never end
                     _report(diagnostics, f"{shown_dir}/{name}", "not a regular file")
                     continue
-                yield path, f"{shown_dir}/{name}"
+                yield entry.path, f"{shown_dir}/{name}"
 
-    def _followed(self, path: str, shown: str, diagnostics: Diagnostics | None) -> bool:
-        if not os.path.islink(path):
+    def _followed(
+        self, entry: os.DirEntry[str], shown: str, diagnostics: Diagnostics | None
+    ) -> bool:
+        if not _is_link(entry):
             return True
+        path = entry.path
         if not self.holds(path):
             link_out(diagnostics, shown)
             return False
@@ -107,6 +110,46 @@ class Confined:
             _report(diagnostics, shown, "dangling symbolic link")
             return False
         return True
+
+
+def _walk(top: str) -> Iterator[tuple[str, list[os.DirEntry[str]], list[os.DirEntry[str]]]]:
+    """As `os.walk(top, followlinks=True)`, each folder's folders and other files sorted by
+    name, as the entries the system listed: their types come with the listing, so a file
+    that is no link costs no call of its own. The caller may prune the folders it is given;
+    however deep the folders go, no recursion (a stack of folders still to walk)."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                found = sorted(listing, key=lambda entry: entry.name)
+        except OSError:  # as os.walk: a folder that cannot be listed is passed over
+            continue
+        folders = [entry for entry in found if _is_dir(entry)]
+        chosen = {id(entry) for entry in folders}
+        yield folder, folders, [entry for entry in found if id(entry) not in chosen]
+        stack.extend(entry.path for entry in reversed(folders))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # a link to a folder too, followed as os.walk follows it
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def link_out(diagnostics: Diagnostics | None, shown: str) -> None:
