@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -230,6 +231,33 @@ def test_a_changed_text_is_normalized_again(held) -> None:
     text = root / "library" / "S1.txt"
     text.write_text(STORY.replace("substantial", "large"), encoding="utf-8")
     assert "Q001" in codes(check(root))
+
+
+def restored_times(path: Path, before: os.stat_result) -> None:
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_text_rewritten_in_the_same_tick_is_proved_again(held) -> None:
+    """A file's size, time and inode may stay the same through a second write in one tick
+    of the file system's clock: one changed just before a check is not known by them."""
+    root = held({"sources/story.md": source("“forms a substantial chunk”")})
+    text = root / "library" / "S1.txt"
+    before = text.stat()
+    assert not codes(check(root))
+    text.write_text(STORY.replace("substantial", "significant"), encoding="utf-8")  # same size
+    restored_times(text, before)
+    assert text.stat().st_size == before.st_size and text.stat().st_ino == before.st_ino
+    assert "Q001" in codes(check(root))
+
+
+def test_an_item_rewritten_in_the_same_tick_is_read_again(held) -> None:
+    root = held({"sources/story.md": source("Words.", extra="date: 2026-10-11\n")})
+    item = root / "library" / "S1.yaml"
+    before = item.stat()
+    assert not codes(check(root))
+    item.write_text(item.read_text().replace("2026-10-12", "2026-10-10"), encoding="utf-8")
+    restored_times(item, before)
+    assert codes(check(root)) == ["D002"]  # the copy now taken before the source's date
 
 
 def test_check_quotes_prints_a_table(held) -> None:

@@ -19,11 +19,13 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from sourcebook.library.extract import PAGE_BREAK
 from sourcebook.library.normalize import NORMALIZATION_VERSION, normalize
+from sourcebook.read.seen import MARGIN_NS
 from sourcebook.read.state import state_folder
 
 
@@ -76,6 +78,8 @@ class TextCache:
             self._files = {row[0]: tuple(row[1:]) for row in self._db.execute(_ALL_FILES)}
             self._stored_proofs = dict(self._db.execute("SELECT key, found FROM proofs"))
         self._new_files: list[tuple] = []
+        self._settled_ns = time.time_ns() - MARGIN_NS
+        """A file changed since is not known by its stat (see `read.seen`)."""
         self._new_texts: list[tuple[str, str, str]] = []
         self._new_proofs: set[str] = set()
         self._pending = 0
@@ -104,8 +108,9 @@ class TextCache:
                 sha256 = hashlib.sha256(file.read()).hexdigest()
         except OSError:
             return None
-        self._files[key] = (*signature, sha256)
-        self._new_files.append((key, *signature, sha256))
+        if max(stat.st_mtime_ns, stat.st_ctime_ns) < self._settled_ns:  # else it may change
+            self._files[key] = (*signature, sha256)  # again in the same tick, its stat not
+            self._new_files.append((key, *signature, sha256))
         return sha256
 
     def load(self, path: str, sha256: str | None) -> Normalized:

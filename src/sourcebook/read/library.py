@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from sourcebook.files import is_partial, partial_files, write_atomic
 from sourcebook.model.library import SHELF_PATTERN, Item, Library
 from sourcebook.read.frontmatter import FrontMatterError, within_budget
 from sourcebook.read.paths import Confined, link_out
+from sourcebook.read.seen import MARGIN_NS
 from sourcebook.read.state import state_folder
 
 FOLDER = "library"
@@ -33,7 +35,7 @@ def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Libra
     if not library.folder.is_dir():
         return library
     kept = state_folder(root, "library")
-    parsed = _ParsedCache(kept / "items-v1.json" if kept else None)
+    parsed = _ParsedCache(kept / "items-v2.json" if kept else None)
     confined = Confined(root)
     metadata = _metadata_files(library.folder)
     for entry in metadata:
@@ -105,12 +107,15 @@ def _shelf_order(entry: os.DirEntry[str]) -> tuple[int, int, str]:
 
 
 class _ParsedCache:
-    """Parsed metadata files, known by name while their size, time and inode are the same:
+    """Parsed metadata files, known by name while their size, times and inode are the same:
     YAML parsing is most of the cost of reading a large Library, and the files seldom
-    change between checks."""
+    change between checks. A file changed just before it was read is not kept: its stat
+    could stay the same through another write (see `read.seen`)."""
 
     def __init__(self, path: Path | None):
         self.path = path
+        self.settled_ns = time.time_ns() - MARGIN_NS
+        """Files last changed before this are kept."""
         self.seen: dict[str, Any] = {}
         try:
             self.known: dict[str, Any] = json.loads(path.read_bytes()) if path else {}
@@ -122,10 +127,10 @@ class _ParsedCache:
 
     def parse(self, entry: os.DirEntry[str]) -> Any:
         stat = entry.stat()
-        signature = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+        signature = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
         known = self.known.get(entry.name)
-        if known is not None and known[:3] == signature:
-            data = known[3]
+        if known is not None and known[:4] == signature:
+            data = known[4]
         else:
             with open(entry.path, "rb") as file:
                 text = file.read(MAX_ITEM_BYTES + 1).decode("utf-8")
@@ -134,7 +139,8 @@ class _ParsedCache:
             within_budget(text, entry.name, 1)
             data = yaml.load(text, Loader=_Loader)
             self.changed = True
-        self.seen[entry.name] = [*signature, data]
+        if max(stat.st_mtime_ns, stat.st_ctime_ns) < self.settled_ns:
+            self.seen[entry.name] = [*signature, data]
         return data
 
     def save(self) -> None:
