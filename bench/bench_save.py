@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Where the time of one `serve` save goes, stage by stage, in one process.
+
+    python bench/bench_save.py [--sizes 10000] [--seed 0] [--repeat R]
+
+`bench_edit.py` times a save as the author sees it, from the write to the page served;
+this runs `serve`'s rebuild (`LiveSite.rebuild`) in-process on the record bench_site.py
+generates, and prints, for its first build and for each kind of edit (a sentence appended
+to a term, a campus's figure moved a year, an alias given to a term and taken back), the
+best of R saves and the time in each stage: read, link, check's rules, compiling the
+record, the record's queries, derive, and the site (making its pages' list and writing
+what changed). Every edit is undone at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from bench_check import StageTimer
+from bench_edit import alias_edited, alias_phrase, edited, figure_edited, figure_file
+from bench_site import record_dir
+
+STAGES = {
+    "read_record": "read",
+    "link_record": "link",
+    "check_record": "check",
+    "compile_in_memory": "compile",
+    "check_queries": "queries",
+    "derive_checked": "derive",
+}
+SITE_METHODS = ("__init__", "write")
+"""`SiteBuild`'s: its pages' list made, then what changed written."""
+
+
+@contextlib.contextmanager
+def timed_stages() -> Iterator[StageTimer]:
+    """The pipeline's stages and the site's build timed, as `serve` calls them."""
+    from sourcebook import pipeline
+    from sourcebook.publish.site.build import SiteBuild
+
+    timer = StageTimer()
+    saved = {name: getattr(pipeline, name) for name in STAGES}
+    methods = {name: getattr(SiteBuild, name) for name in SITE_METHODS}
+    for name, stage in STAGES.items():
+        setattr(pipeline, name, timer.wrap(stage, saved[name]))
+    for name, method in methods.items():
+        setattr(SiteBuild, name, timer.wrap("site", method))
+    try:
+        yield timer
+    finally:
+        for name, function in saved.items():
+            setattr(pipeline, name, function)
+        for name, method in methods.items():
+            setattr(SiteBuild, name, method)
+
+
+def line(label: str, seconds: float, stages: dict[str, float], written: int | None) -> str:
+    order = [*STAGES.values(), "site"]
+    parts = [f"{s} {stages[s]:.2f}" for s in order if s in stages]
+    other = seconds - sum(stages.values())
+    parts += [f"other {other:.2f}"] if other >= 0.01 else []
+    files = "all files" if written is None else f"{written:,} file(s)"
+    return f"  {label}: {seconds:.2f} s ({files} written; {', '.join(parts)})"
+
+
+def measure(root: Path, repeat: int) -> None:
+    from sourcebook.live import LiveSite
+
+    with tempfile.TemporaryDirectory(prefix="bench-save-") as folder:
+        live = LiveSite(root, out=Path(folder))
+        try:
+            with timed_stages() as timer:
+                started = time.perf_counter()
+                live.rebuild()
+                first = time.perf_counter() - started
+            if live.broken:
+                raise SystemExit(f"{root}: the record does not build: {live.failure}")
+            print(line("first build", first, timer.seconds, live.written), flush=True)
+            term = sorted((root / "terms").glob("*.md"))
+            with contextlib.ExitStack() as stack:
+                edits: list[tuple[str, Callable[[str], object]]] = [
+                    ("a sentence appended", stack.enter_context(edited(term[3]))),
+                    ("a figure moved", stack.enter_context(figure_edited(figure_file(root)))),
+                    (
+                        "an alias given or taken back",
+                        stack.enter_context(alias_edited(term[4], alias_phrase(root))),
+                    ),
+                ]
+                for label, edit in edits:
+                    best: tuple[float, dict[str, float], int | None] | None = None
+                    for _ in range(repeat):
+                        edit("")
+                        with timed_stages() as timer:
+                            started = time.perf_counter()
+                            live.rebuild()
+                            seconds = time.perf_counter() - started
+                        if best is None or seconds < best[0]:
+                            best = (seconds, dict(timer.seconds), live.written)
+                    assert best is not None
+                    print(line(f"save, {label}", *best), flush=True)
+        finally:
+            live.close()
+            shutil.rmtree(Path(folder), ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000", help="comma-separated N")
+    parser.add_argument("--seed", type=int, default=0, help="the generator's seed")
+    parser.add_argument("--repeat", type=int, default=3, help="the best of R saves")
+    args = parser.parse_args()
+    for n in (int(size) for size in args.sizes.split(",")):
+        root = record_dir(n, args.seed)
+        print(f"serve's save, N={n:,} ({root.name}), best of {args.repeat}:", flush=True)
+        measure(root, args.repeat)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
