@@ -7,8 +7,10 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from test_kept_reads import FILES, SETTLED_NS, read_as, seeded
 
+from sourcebook.link.names import NameMatcher, may_find
 from sourcebook.pipeline import KeptRuns
 from sourcebook.read.seen import MARGIN_NS, FilesSeen, stat_of
 
@@ -111,3 +113,45 @@ def test_what_linking_an_unchanged_entity_found_is_not_made_again(tmp_path: Path
     edited = read_as(root, kept)
     assert kept.linked.hits == hits  # nothing unmarshalled: the objects given as they were
     assert edited == read_as(root, KeptRuns.in_memory())
+
+
+def test_a_new_alias_links_again_only_the_prose_that_may_say_it(tmp_path: Path) -> None:
+    """The term given it, and the chapter whose summary says "the race"; not the terms,
+    nor the sources, whose prose holds no such word."""
+    root = tmp_path / "record"
+    seeded(root)
+    kept, _ = serving()
+    read_as(root, kept)
+    read_as(root, kept)
+    misses = kept.linked.misses
+    term = root / "terms" / "stargate.md"
+    term.write_text(
+        term.read_text(encoding="utf-8").replace(
+            "\ndefinition:", "\naliases: [Race]\ndefinition:"
+        ),
+        encoding="utf-8",
+    )
+    given = read_as(root, kept)
+    assert kept.linked.misses - misses == 2
+    assert given == read_as(root, KeptRuns.in_memory())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The GPU farm.",
+        "The gpu\n   farm, wrapped.",
+        "The **GPU** farm.",
+        "The GPU-farm.",
+        "GPU farms.",
+        "The GPU&#32;farm.",
+        "The G&#80;U farm.",
+    ],
+)
+def test_a_text_that_may_say_a_name_is_read_again(text: str) -> None:
+    assert may_find(text, [key for key in NameMatcher([("GPU farm", ("term", "x"))]).table])
+
+
+@pytest.mark.parametrize("text", ["The GPU.", "A farm of GPUs.", ""])
+def test_a_text_that_cannot_say_a_name_is_not(text: str) -> None:
+    assert not may_find(text, [key for key in NameMatcher([("GPU farm", ("term", "x"))]).table])

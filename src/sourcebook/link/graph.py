@@ -14,7 +14,7 @@ from typing import Any
 from sourcebook.diagnostics import Pos
 from sourcebook.link import markdown, mentions, prose
 from sourcebook.link.mentions import Read
-from sourcebook.link.names import NameMatcher
+from sourcebook.link.names import NameMatcher, may_find
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
@@ -109,7 +109,9 @@ def link_record(record: Record, kept: Kept | None = None) -> Graph:
     matcher = build_matcher(record, kept)
     graph = Graph(matcher=matcher)
     entities = list(record)
-    for found in _linked(entities, record, matcher, kept, _linked_among(record, matcher)):
+    among = _linked_among(record, matcher)
+    renamed = _Renamed.since(kept, among, matcher)
+    for found in _linked(entities, record, matcher, kept, among.key, renamed):
         for ref in found.refs:
             graph.add(ref)
         graph.quotes += found.quotes
@@ -120,11 +122,60 @@ def link_record(record: Record, kept: Kept | None = None) -> Graph:
     return graph
 
 
-def _linked_among(record: Record, matcher: NameMatcher) -> bytes:
-    """The hash of what linking an entity reads besides the entity: the names it looks for,
-    and which entities there are (a reference resolves or not)."""
+@dataclass(frozen=True)
+class _Among:
+    """What linking an entity reads besides the entity: the names it looks for, and which
+    entities there are (a reference resolves or not); `key` the hash of both."""
+
+    key: bytes
+    entities: bytes
+    table: dict[str, frozenset[Key]]
+
+
+def _linked_among(record: Record, matcher: NameMatcher) -> _Among:
     keys = sorted((*record.entities_keys(), *((*k, "broken") for k in record.broken)))
-    return Kept.key(LINKED, matcher.fingerprint, repr(keys))
+    entities = Kept.key(LINKED, repr(keys))
+    return _Among(Kept.key(LINKED, matcher.fingerprint, entities), entities, matcher.table)
+
+
+_LAST = Kept.key(LINKED, "the last link's names")
+"""Where `serve`'s kept objects hold what the last link looked for."""
+
+
+@dataclass(frozen=True)
+class _Renamed:
+    """Where only the record's names changed since the last link in this process (`serve`
+    keeps it): an entity's prose that holds none of the names added or changed, and
+    mentions none of the entities whose names were taken away or changed, reads as it did,
+    so what linking it found is taken from the last run."""
+
+    before: bytes
+    """The last run's `_Among.key`."""
+    added: frozenset[str]
+    gone: frozenset[Key]
+
+    @classmethod
+    def since(cls, kept: Kept, among: _Among, matcher: NameMatcher) -> _Renamed | None:
+        last: _Among | None = kept.shared(_LAST)
+        kept.share(_LAST, among)
+        if last is None or last.entities != among.entities or last.key == among.key:
+            return None
+        now, was = among.table, last.table
+        added = frozenset(key for key, targets in now.items() if was.get(key) != targets)
+        gone = frozenset(t for key, ts in was.items() if now.get(key) != ts for t in ts)
+        return cls(last.key, added, gone)
+
+    def unchanged(self, entity: Entity, read_as: bytes, kept: Kept) -> _Found | None:
+        """What the last run found of `entity`, read as `read_as`, where it stands."""
+        last: _Found | None = kept.shared(Kept.key(self.before, read_as), retain=False)
+        if last is None:
+            return None
+        if any(r.via == "mention" and r.target in self.gone for r in last.refs):
+            return None
+        for name, text in entity.prose():
+            if mentions.reading_of(entity, name) == mentions.PAPER or may_find(text, self.added):
+                return None  # a paper's body is rearranged before it is read: read again
+        return last
 
 
 @dataclass
@@ -176,16 +227,25 @@ class _Found:
 
 
 def _link(
-    entities: Sequence[Entity], record: Record, matcher: NameMatcher, kept: Kept, among: bytes
+    entities: Sequence[Entity],
+    record: Record,
+    matcher: NameMatcher,
+    kept: Kept,
+    among: bytes,
+    renamed: _Renamed | None = None,
 ) -> _Found:
     found = _Found()
     for entity in entities:
         read_as = record.read_as.get(entity.key)
         key = Kept.key(among, read_as) if read_as is not None else None
-        if key is None:
+        if key is None or read_as is None:
             _link_entity(entity, record, matcher, found)
             continue
         one = kept.shared(key)  # `serve`'s: the objects themselves, made once
+        if one is None and renamed is not None:
+            one = renamed.unchanged(entity, read_as, kept)
+            if one is not None:
+                kept.share(key, one)
         if one is None:
             one = _Found()
             plain = kept.get(key)
@@ -206,14 +266,19 @@ def _link_entity(entity: Entity, record: Record, matcher: NameMatcher, into: _Fo
 
 
 def _linked(
-    entities: Sequence[Entity], record: Record, matcher: NameMatcher, kept: Kept, among: bytes
+    entities: Sequence[Entity],
+    record: Record,
+    matcher: NameMatcher,
+    kept: Kept,
+    among: bytes,
+    renamed: _Renamed | None = None,
 ) -> Iterator[_Found]:
     """What linking each chunk of `entities` found, chunk by chunk in order: in this
     process, or for a large record in forked workers, which find exactly the same. A
     record with some kept from before is linked in this process (as `read.reading`)."""
     jobs = _jobs(len(entities)) if not len(kept) else 1
     if jobs <= 1:
-        yield _link(entities, record, matcher, kept, among)
+        yield _link(entities, record, matcher, kept, among, renamed)
         return
     bounds = [(i, min(i + CHUNK, len(entities))) for i in range(0, len(entities), CHUNK)]
     numbers = {entity.key: i for i, entity in enumerate(entities)}

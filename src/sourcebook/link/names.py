@@ -40,6 +40,19 @@ class _SpacedOut(dict):
 _SPACED_OUT = _SpacedOut()
 
 
+def may_find(text: str, keys: Iterable[str]) -> bool:
+    """Whether `text` may mention any of the names `keys` (as in `NameMatcher.table`): where
+    it holds none of them, a matcher with or without them finds the same in it. Markdown
+    shows a text's word characters in their order, with only markup and spaces taken from
+    between them, so each name is looked for with every character that is no word's
+    taken out, on both sides; a character reference (`&eacute;`) could show a word's
+    character the text does not hold, so a text with one may mention anything."""
+    if "&" in text:
+        return True
+    words = _words(text).replace(" ", "")
+    return any(key.replace(" ", "") in words for key in keys)
+
+
 def _words(text: str) -> str:
     """The text folded, each non-word character a space, between two spaces: every key of
     the automaton is a name so written, so it only matches whole words."""
@@ -90,6 +103,10 @@ class NameMatcher:
                 key = _words(form)
                 table.setdefault(key, set()).add(target)
                 canonical.setdefault(key, name)
+        self.table: dict[str, frozenset[tuple[str, str]]] = {
+            key: frozenset(targets) for key, targets in table.items()
+        }
+        """Each name as the automaton knows it (see `_words`), with what it stands for."""
         self._automaton = ahocorasick.Automaton()
         for key, targets in table.items():
             self._automaton.add_word(key, (len(key), tuple(sorted(targets)), canonical[key]))

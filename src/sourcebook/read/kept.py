@@ -86,13 +86,14 @@ class Kept:
             if self.made is not None:
                 self.made.append((key, value))
 
-    def shared(self, key: bytes) -> Any | None:
+    def shared(self, key: bytes, retain: bool = True) -> Any | None:
         """The objects last made of the result under `key`, where this keeps them (see
-        `share`); None where it does not, or has none."""
+        `share`); None where it does not, or has none. Kept for the next run where `retain`
+        (else only where shared again)."""
         if self._objects is None:
             return None
         value = self._objects_used.get(key) or self._objects.get(key)
-        if value is not None:
+        if value is not None and retain:
             self._objects_used[key] = value
             self.retain(key)
         return value
