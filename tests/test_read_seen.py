@@ -126,9 +126,7 @@ def test_a_new_alias_links_again_only_the_prose_that_may_say_it(tmp_path: Path) 
     misses = kept.linked.misses
     term = root / "terms" / "stargate.md"
     term.write_text(
-        term.read_text(encoding="utf-8").replace(
-            "\ndefinition:", "\naliases: [Race]\ndefinition:"
-        ),
+        term.read_text(encoding="utf-8").replace("\ndefinition:", "\naliases: [Race]\ndefinition:"),
         encoding="utf-8",
     )
     given = read_as(root, kept)
