@@ -56,35 +56,35 @@ def isolated(
     within `seconds` (default: the record's limit) however they run, and all of them
     within TOTAL_SECONDS. Where `remembered` holds the same job's last run, and nothing
     that run read of its record differs in `image`, its value is given again instead."""
-    ran = Ran.key_of(job, seconds) if remembered is not None else b""
-    if remembered is not None:
-        again = remembered.again(ran, image)
-        if again is not None:
-            return again  # type: ignore[no-any-return]
+    key = Ran.key_of(job, seconds) if remembered is not None else b""
+    again = remembered.again(key, image) if remembered is not None else None
+    if again is not None:
+        return again  # type: ignore[no-any-return]
     if not _holds_queries(image):  # nothing of the record's own runs: no need to isolate
         with noting() as noted, open_image(image, seconds) as db:
-            value = pickle.dumps(job(db))
-        finished = True
-    else:
-        known: dict[Key, Outcome] = {}
-        started = time.monotonic()
-        attempts = 0
-        while True:
-            attempts += 1
-            done, value, noted, finished = _attempt(image, seconds, job, known, started)
-            if done:
-                break
-        finished = finished and attempts == 1  # a stopped query's reads went with its child
-    if remembered is not None and finished:
-        remembered.keep(ran, image, noted, value)
+            made = job(db)
+        if remembered is not None:
+            remembered.keep(key, image, noted, pickle.dumps(made))
+        return made
+    known: dict[Key, Outcome] = {}
+    started = time.monotonic()
+    attempts = 0
+    while True:
+        attempts += 1
+        done, value, noted, in_time = _attempt(image, seconds, job, known, started)
+        if done:
+            break
+    # Not kept where a query was stopped for time: what it gave depends on the clock, and
+    # what it read went with the child that ran it.
+    if remembered is not None and in_time and attempts == 1:
+        remembered.keep(key, image, noted, value)
     return pickle.loads(value)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
 class Ran:
-    """A job's run: what it is, what it read of its record, and what that read held."""
+    """A job's run: what it read of its record, what that held, and what it gave."""
 
-    key: bytes
     digests: dict[str, bytes]
     noted: frozenset[Column]
     value: bytes
@@ -115,10 +115,7 @@ class Remembered:
 
     def keep(self, key: bytes, image: bytes, noted: set[Column], value: bytes) -> None:
         frozen = frozenset(noted)
-        self._runs[key] = Ran(key, _digests(image, frozen), frozen, value)
-
-    def clear(self) -> None:
-        self._runs.clear()
+        self._runs[key] = Ran(_digests(image, frozen), frozen, value)
 
 
 def _digests(image: bytes, noted: frozenset[Column]) -> dict[str, bytes]:

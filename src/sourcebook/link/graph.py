@@ -110,7 +110,7 @@ def link_record(record: Record, kept: Kept | None = None) -> Graph:
     graph = Graph(matcher=matcher)
     entities = list(record)
     among = _linked_among(record, matcher)
-    renamed = _Renamed.since(kept, among, matcher)
+    renamed = _Renamed.since(kept, among)
     for found in _linked(entities, record, matcher, kept, among.key, renamed):
         for ref in found.refs:
             graph.add(ref)
@@ -155,7 +155,7 @@ class _Renamed:
     gone: frozenset[Key]
 
     @classmethod
-    def since(cls, kept: Kept, among: _Among, matcher: NameMatcher) -> _Renamed | None:
+    def since(cls, kept: Kept, among: _Among) -> _Renamed | None:
         last: _Among | None = kept.shared(_LAST)
         kept.share(_LAST, among)
         if last is None or last.entities != among.entities or last.key == among.key:
@@ -173,8 +173,10 @@ class _Renamed:
         if any(r.via == "mention" and r.target in self.gone for r in last.refs):
             return None
         for name, text in entity.prose():
-            if mentions.reading_of(entity, name) == mentions.PAPER or may_find(text, self.added):
-                return None  # a paper's body is rearranged before it is read: read again
+            if may_find(text, self.added):
+                return None
+            if mentions.reading_of(entity, name) == mentions.PAPER:
+                return None  # a paper's body is rearranged before it is read
         return last
 
 
@@ -237,10 +239,10 @@ def _link(
     found = _Found()
     for entity in entities:
         read_as = record.read_as.get(entity.key)
-        key = Kept.key(among, read_as) if read_as is not None else None
-        if key is None or read_as is None:
+        if read_as is None:  # not read from a file: nothing to keep it by
             _link_entity(entity, record, matcher, found)
             continue
+        key = Kept.key(among, read_as)
         one = kept.shared(key)  # `serve`'s: the objects themselves, made once
         if one is None and renamed is not None:
             one = renamed.unchanged(entity, read_as, kept)
