@@ -171,3 +171,16 @@ def test_a_run_with_a_query_stopped_for_time_is_not_kept(root: Path) -> None:
     assert isolated(image, run_slow, remembered=remembered) == Failure.TOO_SLOW.value
     assert isolated(image, run_slow, remembered=remembered) == Failure.TOO_SLOW.value
     assert remembered.again_count == 0
+
+
+def test_only_the_runs_used_last_are_kept(root: Path) -> None:
+    """Each edit of the record's queries makes another job: `serve` does not keep them all."""
+    remembered = Remembered()
+    image = image_of(root)
+    days = [date(2020 + year, 1, 1) for year in range(Remembered.KEPT + 1)]
+    for day in days:
+        isolated(image, partial(sources_then, day), remembered=remembered)
+    isolated(image, partial(sources_then, days[-1]), remembered=remembered)
+    assert remembered.again_count == 1
+    isolated(image, partial(sources_then, days[0]), remembered=remembered)  # let go: run again
+    assert remembered.again_count == 1

@@ -101,21 +101,31 @@ class Remembered:
     again where what it read is unchanged. In memory only: a value is pickled, which is
     safe from this process's own child and from nothing else."""
 
+    KEPT = 8
+    """Runs kept at most, the least recently used let go: a build runs two jobs, and each
+    edit of the record's queries makes another."""
+
     def __init__(self) -> None:
         self._runs: dict[bytes, Ran] = {}
         self.again_count = 0
         """Runs given again, not made (for tests and the bench)."""
 
     def again(self, key: bytes, image: bytes) -> Any | None:
-        last = self._runs.get(key)
-        if last is None or _digests(image, last.noted) != last.digests:
+        last = self._runs.pop(key, None)
+        if last is None:
+            return None
+        self._runs[key] = last  # the most recently used, last
+        if _digests(image, last.noted) != last.digests:
             return None
         self.again_count += 1
         return pickle.loads(last.value)
 
     def keep(self, key: bytes, image: bytes, noted: set[Column], value: bytes) -> None:
         frozen = frozenset(noted)
+        self._runs.pop(key, None)
         self._runs[key] = Ran(_digests(image, frozen), frozen, value)
+        while len(self._runs) > self.KEPT:
+            del self._runs[next(iter(self._runs))]
 
 
 def _digests(image: bytes, noted: frozenset[Column]) -> dict[str, bytes]:
