@@ -184,3 +184,17 @@ def test_only_the_runs_used_last_are_kept(root: Path) -> None:
     assert remembered.again_count == 1
     isolated(image, partial(sources_then, days[0]), remembered=remembered)  # let go: run again
     assert remembered.again_count == 1
+
+
+def test_a_table_that_cannot_be_read_is_never_the_same() -> None:
+    """Its digest is made anew each time: what read it runs again."""
+    connection = sqlite3.connect(":memory:")
+    connection.executescript(
+        'CREATE TABLE t (a); CREATE TABLE "odd ""name""" (b); CREATE VIEW v AS SELECT a FROM t;'
+        "DROP TABLE t;"
+    )
+    noted = {("v", "a"), ('odd "name"', "b"), ("gone", "c")}
+    first, second = digests(connection, noted), digests(connection, noted)
+    assert first["v"] != second["v"]  # its table dropped under it
+    assert first['odd "name"'] == second['odd "name"']
+    assert first["gone"] == second["gone"] == b""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -62,11 +63,12 @@ def watched(connection: sqlite3.Connection) -> sqlite3.Connection:
 def digests(connection: sqlite3.Connection, noted: set[Column]) -> dict[str, bytes]:
     """For each table noted, a digest of its noted columns' values, row by row, in this
     database (with each row's rowid where the table has one); b'' for a table it lacks,
-    such as one the work made in a copy of its own."""
+    such as one the work made in a copy of its own; for one that cannot be read, a digest
+    never made again, so that the work is done again."""
     present = {
-        name: kind
-        for name, kind in connection.execute(
-            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')"
+        name
+        for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
         )
     }
     by_table: dict[str, set[str]] = {}
@@ -77,12 +79,24 @@ def digests(connection: sqlite3.Connection, noted: set[Column]) -> dict[str, byt
         if table not in present and table != "sqlite_master":
             found[table] = b""
             continue
-        known = {row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')}
-        read = sorted(c for c in columns if c in known)
-        selected = ", ".join(f'"{c}"' for c in read) or "1"
         try:
-            rows = connection.execute(f'SELECT rowid, {selected} FROM "{table}"').fetchall()
-        except sqlite3.OperationalError:  # a view, or a table without rowids
-            rows = connection.execute(f'SELECT {selected} FROM "{table}"').fetchall()
-        found[table] = hashlib.sha256(marshal.dumps([tuple(read), rows])).digest()
+            found[table] = _digest(connection, table, columns)
+        except sqlite3.Error:
+            found[table] = os.urandom(32)
     return found
+
+
+def _digest(connection: sqlite3.Connection, table: str, columns: set[str]) -> bytes:
+    name = _quoted(table)
+    known = {row[1] for row in connection.execute(f"PRAGMA table_info({name})")}
+    read = sorted(c for c in columns if c in known)
+    selected = ", ".join(map(_quoted, read)) or "1"
+    try:
+        rows = connection.execute(f"SELECT rowid, {selected} FROM {name}").fetchall()
+    except sqlite3.OperationalError:  # a view, or a table without rowids
+        rows = connection.execute(f"SELECT {selected} FROM {name}").fetchall()
+    return hashlib.sha256(marshal.dumps([tuple(read), rows])).digest()
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
