@@ -23,18 +23,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from bench_check import STAGES as CHECK_STAGES
 from bench_check import StageTimer
 from bench_edit import alias_edited, alias_phrase, edited, figure_edited, figure_file
 from bench_site import record_dir
 
-STAGES = {
-    "read_record": "read",
-    "link_record": "link",
-    "check_record": "check",
-    "compile_in_memory": "compile",
-    "check_queries": "queries",
-    "derive_checked": "derive",
-}
+STAGES = {**CHECK_STAGES, "derive_checked": "derive"}
 SITE_METHODS = ("__init__", "write")
 """`SiteBuild`'s: its pages' list made, then what changed written."""
 

@@ -94,7 +94,7 @@ def test_a_stat_is_trusted_only_well_after_the_files_last_change(tmp_path: Path)
     seen.settle()
     assert seen.again("file", stat_of(str(path))) is None  # written within the margin
     seen.begin()
-    seen.started_ns += MARGIN_NS + 1  # as though the read began later
+    seen.settled_ns += MARGIN_NS + 1  # as though the read began later
     seen.keep("file", stat_of(str(path)), "read")
     seen.settle()
     assert seen.again("file", stat_of(str(path))) == "read"

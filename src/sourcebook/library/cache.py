@@ -19,13 +19,12 @@ import hashlib
 import json
 import os
 import sqlite3
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from sourcebook.library.extract import PAGE_BREAK
 from sourcebook.library.normalize import NORMALIZATION_VERSION, normalize
-from sourcebook.read.seen import MARGIN_NS
+from sourcebook.read.seen import settled_since
 from sourcebook.read.state import state_folder
 
 
@@ -78,7 +77,7 @@ class TextCache:
             self._files = {row[0]: tuple(row[1:]) for row in self._db.execute(_ALL_FILES)}
             self._stored_proofs = dict(self._db.execute("SELECT key, found FROM proofs"))
         self._new_files: list[tuple] = []
-        self._settled_ns = time.time_ns() - MARGIN_NS
+        self._settled_ns = settled_since()
         """A file changed since is not known by its stat (see `read.seen`)."""
         self._new_texts: list[tuple[str, str, str]] = []
         self._new_proofs: set[str] = set()

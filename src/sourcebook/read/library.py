@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from sourcebook.files import is_partial, partial_files, write_atomic
 from sourcebook.model.library import SHELF_PATTERN, Item, Library
 from sourcebook.read.frontmatter import FrontMatterError, within_budget
 from sourcebook.read.paths import Confined, link_out
-from sourcebook.read.seen import MARGIN_NS
+from sourcebook.read.seen import settled_since
 from sourcebook.read.state import state_folder
 
 FOLDER = "library"
@@ -114,7 +113,7 @@ class _ParsedCache:
 
     def __init__(self, path: Path | None):
         self.path = path
-        self.settled_ns = time.time_ns() - MARGIN_NS
+        self.settled_ns = settled_since()
         """Files last changed before this are kept."""
         self.seen: dict[str, Any] = {}
         try:

@@ -20,6 +20,12 @@ MARGIN_NS = 2_000_000_000
 than the coarsest clock of a common file system (FAT's two seconds)."""
 
 
+def settled_since(margin_ns: int = MARGIN_NS) -> int:
+    """For a read beginning now: a file whose modification and change times are both
+    before this had settled, and its stat may stand for its content from now on."""
+    return time.time_ns() - margin_ns
+
+
 class Stat(NamedTuple):
     device: int
     inode: int
@@ -44,13 +50,13 @@ class FilesSeen:
         self.margin_ns = margin_ns
         self._reads: dict[Any, tuple[Stat, Any]] = {}
         self._now: dict[Any, tuple[Stat, Any]] = {}
-        self.started_ns = 0
+        self.settled_ns = 0
         self.again_count = 0
         """Reads given again, not made (for tests and the bench)."""
 
     def begin(self) -> None:
         """A read of the record starts: files changed from now on are not trusted."""
-        self.started_ns = time.time_ns()
+        self.settled_ns = settled_since(self.margin_ns)
         self._now = {}
 
     def again(self, key: Any, stat: Stat | None) -> Any | None:
@@ -65,8 +71,7 @@ class FilesSeen:
     def keep(self, key: Any, stat: Stat | None, read: Any) -> None:
         """`read`, made from the file whose stat, taken after `begin`, was `stat`: given
         again only where the file had not changed for `margin_ns` before `begin`."""
-        settled = self.started_ns - self.margin_ns
-        if stat is not None and max(stat.modified_ns, stat.changed_ns) < settled:
+        if stat is not None and max(stat.modified_ns, stat.changed_ns) < self.settled_ns:
             self._now[key] = (stat, read)
 
     def settle(self) -> None:
