@@ -81,19 +81,23 @@ def build(
     from sourcebook.publish.site.build import SiteBuild  # the site's libraries: only to build
 
     diagnostics = Diagnostics()
-    record, graph = read_and_link(root, as_of, diagnostics, kept)
-    if record is None:
+    kept = kept if kept is not None else KeptRuns.load(Path(root), site=True)
+    record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)
+    shown = without_drafts(record, graph, drafts, kept.linked) if record is not None else None
+    kept.done(Path(root))
+    if record is None or shown is None:
         return Build(Checked(None, graph, diagnostics, as_of))
-    shown = without_drafts(record, graph, drafts)
-    with SiteBuild(*shown, jobs=jobs, notify_url=notify_url, search=search) as site:
+    with SiteBuild(*shown, jobs=jobs, notify_url=notify_url, search=search, kept=kept.site) as site:
         site.render_prose()  # overlaps with check: the prose needs only the linked record
-        remembered = kept.queries if kept else None
+        remembered = kept.queries
         checked = check_linked(record, graph, diagnostics, as_of, remembered)
         if not checked.ok:
             return Build(checked)
         site.cite(checked.proofs)
         derived_now = derive_checked(published(checked, linked=shown), remembered)
-        built = site.write(out, derived_now, progress=progress, kept=kept.site if kept else None)
+        built = site.write(out, derived_now, progress=progress)
+    if kept.site is not None and kept.on_disk:
+        kept.site.save(Path(root))
     return Build(checked, built)
 
 
@@ -119,7 +123,7 @@ class KeptRuns:
     on_disk: bool = False
     site: KeptSite | None = None
     """The last site written and what each of its pages read (`serve` keeps it in memory,
-    from save to save): the next writes only what an edit changed."""
+    from save to save; `build` in the state folder): the next writes only what changed."""
     queries: Remembered | None = None
     """The last run of the record's queries and of derive, and what each read of the
     compiled record (`serve`'s, in memory): run again only where that changed."""
@@ -138,10 +142,15 @@ class KeptRuns:
         return cls(*parts, site=KeptSite(), queries=Remembered(), files=FilesSeen())
 
     @classmethod
-    def load(cls, root: Path) -> KeptRuns:
+    def load(cls, root: Path, site: bool = False) -> KeptRuns:
+        """What earlier runs kept in the record's state folder; with the last site `build`
+        wrote where `site`."""
+        from sourcebook.publish.site.kept_site import KeptSite
+
         if not (root / SETTINGS_FILE).is_file():  # no record: read says why, nothing is made
             return cls.in_memory()
-        return cls(Kept.load(root, PARSED), Kept.load(root, LINKED), on_disk=True)
+        parts = (Kept.load(root, PARSED), Kept.load(root, LINKED))
+        return cls(*parts, on_disk=True, site=KeptSite.load(root) if site else None)
 
     def done(self, root: Path) -> None:
         """The run is over: what it used is what the next finds."""
@@ -153,17 +162,23 @@ class KeptRuns:
 
 
 def read_and_link(
-    root: Path | str, as_of: date | None, diagnostics: Diagnostics, kept: KeptRuns | None = None
+    root: Path | str,
+    as_of: date | None,
+    diagnostics: Diagnostics,
+    kept: KeptRuns | None = None,
+    done: bool = True,
 ) -> tuple[Record | None, Graph]:
     """The record read and linked; `kept`: what earlier runs made of it (default: kept in
-    the record's state folder)."""
+    the record's state folder), let go of here where `done` (else by the caller, once it
+    has linked all it links)."""
     kept = kept if kept is not None else KeptRuns.load(Path(root))
     record = read_record(root, diagnostics, kept.parsed, kept.files)
     if record is None:
         return None, Graph()
     record_day(record, as_of)  # refuses a day after the close before any work is done
     graph = link_record(record, kept.linked)
-    kept.done(Path(root))
+    if done:
+        kept.done(Path(root))
     return record, graph
 
 

@@ -26,7 +26,9 @@ from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path
 @click.option("--drafts", is_flag=True, help="Include the drafts, each marked as a draft.")
 @AS_OF
 @click.option(
-    "--no-cache", is_flag=True, help="Read every file anew, not what earlier runs kept of it."
+    "--no-cache",
+    is_flag=True,
+    help="Read every file anew and write the whole site, not what earlier runs kept.",
 )
 def build(
     record: Path,
@@ -64,7 +66,11 @@ def build(
         fail(str(exc))
     passed_or_exit(done.checked, quiet)
     if not quiet and done.site is not None:
-        click.echo(f"Built {done.site.pages:,} pages into {target} in {done.site.seconds:.2f} s")
+        site = done.site
+        said = f"Built {site.pages:,} pages into {target} in {site.seconds:.2f} s"
+        if site.written is not None:
+            said += f" ({site.written:,} file(s) written afresh, the rest kept from the last build)"
+        click.echo(said)
 
 
 def build_house_site(

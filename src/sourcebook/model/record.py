@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,7 +67,12 @@ class Record:
                 drafts.setdefault(entity.KIND, set()).add(entity.id)
         kept = Record(self.root, self.settings, broken=set(self.broken))
         kept.library = self.library
+        # an entity as published is its file's and the drafts' it leaves out: read as both
+        left_out = repr(sorted((kind, sorted(ids)) for kind, ids in drafts.items())).encode()
         for entity in self:
             if not entity.draft:
                 kept.add(without_refs_to(entity, drafts))
+                read_as = self.read_as.get(entity.key)
+                if read_as is not None:
+                    kept.read_as[entity.key] = hashlib.sha256(read_as + left_out).digest()
         return kept

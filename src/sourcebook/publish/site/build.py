@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -19,7 +20,13 @@ from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
 from sourcebook.publish.site.api import with_twins
 from sourcebook.publish.site.feeds import feed
-from sourcebook.publish.site.kept_site import KeptSite, PageMade, SiteMade, Snapshot
+from sourcebook.publish.site.kept_site import (
+    KeptSite,
+    PageMade,
+    SiteMade,
+    Snapshot,
+    folder_of,
+)
 from sourcebook.publish.site.machine_page import machine_of
 from sourcebook.publish.site.pages import (
     CSV_TEMPLATE,
@@ -47,6 +54,7 @@ from sourcebook.publish.site.releases import (
     release_files,
 )
 from sourcebook.publish.site.render import (
+    PARALLEL_FROM,
     ProseWorkers,
     RenderError,
     Writer,
@@ -70,8 +78,8 @@ from sourcebook.publish.site.search import (
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.structured import json_ld
 from sourcebook.publish.site.swap import (
-    MARK,
     SwapError,
+    linked_copy,
     remove_file,
     replace_file,
     staged,
@@ -189,8 +197,14 @@ class SiteBuild:
         notify_url: str | None = None,
         series: InSeries | None = None,
         search: bool = True,
+        kept: KeptSite | None = None,
     ):
         self._search = search
+        self._kept = kept
+        """The last site written, where the build keeps what its pages read for the next:
+        then it writes only what changed since (see `write`)."""
+        self._after_kept = kept is not None and kept.last is not None and not kept.in_place
+        """A `build` after one it kept: the prose is rendered with the pages that show it."""
         self._prepared: _Prepared | None = None
         self._error: BuildError | None = None
         self._prose: ProseWorkers | None = None
@@ -201,8 +215,9 @@ class SiteBuild:
         """What indexing the site needs, for `serve` to do after the build."""
         self._reads: dict[str, frozenset[Token]] | None = None
         """What each page read, where the build keeps it for the next."""
-        self._contexts: dict[str, tuple[str, frozenset[Token]]] = {}
-        """Each page's context as the next build compares it, and the entities it holds."""
+        self._contexts: dict[str, tuple[bytes, frozenset[Token]]] = {}
+        """Each page's context as the next build compares it (its digest), and the entities
+        it holds."""
         try:
             self._prepared = _prepare(record, graph, jobs, notify_url, series)
         except BuildError as exc:
@@ -221,8 +236,10 @@ class SiteBuild:
         site = self._prepared
         if site is None or site.jobs <= 1 or self._prose is not None:
             return
+        if self._after_kept:
+            return  # it renders few pages, and their prose with them
         try:
-            self._prose = ProseWorkers(site.view, site.jobs)
+            self._prose = ProseWorkers(site.view, site.jobs, noting=self._kept is not None)
         except RenderError as exc:
             self._error = BuildError(str(exc))
 
@@ -240,52 +257,60 @@ class SiteBuild:
         derived: Derived,
         *,
         progress: Callable[[int, int], None] | None = None,
-        kept: KeptSite | None = None,
     ) -> Built:
-        """Write the site into `out_dir`, swapped in once it is whole; or, with what the
-        last build wrote there `kept` (by `serve`, which builds in one process), write
-        only the files an edit changed, each put in place in one step."""
+        """Write the site into `out_dir`, swapped in once it is whole. Where the build keeps
+        what its pages read (`kept`) and the site there is the last one kept, only what an
+        edit changed is written: by `serve`, into the site it serves, each file put in place
+        in one step; by `build`, into a copy of the site (its files linked, not copied),
+        swapped in whole."""
         started = time.perf_counter()
         files = self.files()
         site = self._prepared
         assert site is not None
         out = Path(os.path.abspath(out_dir))
-        keeping = kept is not None and site.jobs == 1  # pages note what they read in-process
+        kept = self._kept
         last = kept.last if kept is not None else None
         changed = None
-        if keeping:
-            now = self._note_reads(derived)
-            if last is not None and last.out == out and (out / MARK).is_file():
-                changed = now.changes(last.snapshot)
         if kept is not None:
+            now = self._note_reads(derived, last.snapshot if last is not None else None)
+            if last is not None and last.holds(out):
+                changed = now.changes(last.snapshot)
             kept.last = None  # until the site at `out` is whole again
         written = None
-        if changed is not None and last is not None:
-            written = self._rewrite(out, derived, last, changed, files)
-        else:
-            try:
+        try:
+            if changed is not None and last is not None and kept is not None and kept.in_place:
+                written = self._rewrite(out, derived, last, changed, files, in_place=True)
+            elif changed is not None and last is not None:
+                index = bundle_path(site.urls.base).strip("/") if self._search else ""
+                with linked_copy(out, files, also=index) as (staging, missing):
+                    copy_files({p: at for p, at in site.copies.items() if p in missing}, staging)
+                    written = self._rewrite(staging, derived, last, changed, files, missing)
+                    self._index(staging)
+            else:
                 with staged(out, files) as staging:
                     self.write_into(staging, derived, progress=progress)
-            except SwapError as exc:
-                raise BuildError(str(exc)) from None
-        if keeping and kept is not None:
+        except SwapError as exc:
+            raise BuildError(str(exc)) from None
+        if kept is not None:
             kept.last = self._made(out, now, files, last)
         seconds = time.perf_counter() - started
         pages = len(site.pages)
         return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
 
     @collector_paused()  # what it makes is kept until the next build
-    def _note_reads(self, derived: Derived) -> Snapshot:
+    def _note_reads(self, derived: Derived, last: Snapshot | None) -> Snapshot:
         """Have each page note what it reads; what they could read, to compare with the
-        last build's."""
+        last build's (`last`)."""
         site = self._prepared
         assert site is not None
         view = site.view
         self._reads = {}
         seen: dict[int, Any] = {}  # the pages' objects live through the loop: ids are theirs
-        self._contexts = {page.url: context_reads(page.context, seen) for page in site.pages}
+        for page in site.pages:
+            context, held = context_reads(page.context, seen)
+            self._contexts[page.url] = (hashlib.sha256(context.encode()).digest(), held)
         shared = [view.nav, view.releases, view.series, view.notify]  # and the settings
-        return Snapshot.of(site.record, site.graph, derived, self._proofs, shared)
+        return Snapshot.of(site.record, site.graph, derived, self._proofs, shared, last)
 
     @collector_paused()  # what it makes is kept until the next build
     def _made(self, out: Path, now: Snapshot, files: set[str], last: SiteMade | None) -> SiteMade:
@@ -293,7 +318,7 @@ class SiteBuild:
         not write, as the last build noted it)."""
         site = self._prepared
         assert site is not None and self._reads is not None
-        made = SiteMade(out, now, site.view, files=files)
+        made = SiteMade(out, now, site.view, files=files, folder=folder_of(out))
         for page in site.pages:
             read = self._reads.get(page.url)
             if read is None:  # kept from the last build
@@ -302,24 +327,34 @@ class SiteBuild:
             else:
                 context, held = self._contexts[page.url]
                 made.pages[page.url] = PageMade(page.template, context, held | read)
-        made.pages[site.previews] = PageMade("", "", self._reads[site.previews])
+        made.pages[site.previews] = PageMade("", b"", self._reads[site.previews])
         return made
 
     @collector_paused()  # the pages' objects live no longer than the build
     def _rewrite(
-        self, out: Path, derived: Derived, last: SiteMade, changed: set[Token], files: set[str]
+        self,
+        out: Path,
+        derived: Derived,
+        last: SiteMade,
+        changed: set[Token],
+        files: set[str],
+        missing: set[str] | None = None,
+        *,
+        in_place: bool = False,
     ) -> int:
         """Write into the site at `out` only the pages that read what changed, or are new,
-        or have a context unlike the last build's; remove the files it no longer holds.
-        The number of files written."""
+        or have a context unlike the last build's, or whose file it lacks (`missing`);
+        remove the files it no longer holds. `in_place`: `out` is being served, and each
+        file is put in place in one step. The number of files written."""
         site = self._prepared
         assert site is not None and self._reads is not None
         view = site.view
 
-        def stale(url: str, template: str, context: str) -> bool:
+        def stale(url: str, template: str, context: bytes) -> bool:
             made = last.pages.get(url)
             return (
                 made is None
+                or (missing is not None and Urls.file_for(url) in missing)
                 or made.template != template
                 or made.context != context
                 or not made.reads.isdisjoint(changed)
@@ -327,7 +362,8 @@ class SiteBuild:
 
         stale_pages = [p for p in site.pages if stale(p.url, p.template, self._contexts[p.url][0])]
         written = len(stale_pages)
-        view.carry(last.view, changed)
+        if last.view is not None:
+            view.carry(last.view, changed)
         try:
             view.use_derived(derived)
             self._adopt_prose()
@@ -335,14 +371,17 @@ class SiteBuild:
             writer = Writer(view.env, view, out, FILE_WRITERS)
             writer.reads = self._reads
             drawn = [page for page in stale_pages if page.template in DRAWN_TEMPLATES]
-            for page in stale_pages:
-                if page.template not in DRAWN_TEMPLATES:
+            others = [page for page in stale_pages if page.template not in DRAWN_TEMPLATES]
+            if in_place:
+                for page in others:
                     replace_file(writer.path(page), writer.content(page))
+            else:  # a copy no one reads yet
+                write_pages(writer, others, site.jobs if len(others) >= PARALLEL_FROM else 1)
             if drawn:
                 self._drawings_done()
                 for page in drawn:
                     replace_file(writer.path(page), writer.content(page))
-            if stale(site.previews, "", ""):
+            if stale(site.previews, "", b"") or site.previews in (missing or ()):
                 replace_file(out / site.previews, self._previews().encode("utf-8"))
                 written += 1
             else:
@@ -357,6 +396,30 @@ class SiteBuild:
         for gone in sorted(last.files - files):
             remove_file(out / gone, out)
         return written
+
+    def _index(self, folder: Path) -> None:
+        """Make the search index of the site written at `folder`, where the build makes
+        one, as `write_into` does: the pages that show the charts added after the others
+        (the order Pagefind takes the pages in is in its index's bytes)."""
+        site, job = self._prepared, self.search_job
+        if not self._search or job is None or site is None:
+            return
+        drawn = [p for p in site.pages if p.template in DRAWN_TEMPLATES and _searched(p)]
+        held = [(folder / Urls.file_for(page.url), page) for page in drawn]
+        later = [(indexed_url(page.url), path.read_text("utf-8")) for path, page in held]
+        try:
+            for path, _ in held:
+                path.unlink()
+            indexing = job.begin(folder, folder)
+            try:
+                indexing.wait()
+                for (path, _), (_, content) in zip(held, later, strict=True):
+                    write_file(path, content.encode("utf-8"))
+                self.indexed = indexing.finish(later)
+            finally:
+                indexing.close()
+        except SearchError as exc:
+            raise BuildError(str(exc)) from None
 
     def _previews(self) -> str:
         """The file of what each entity's link shows; what it read noted, where kept."""
@@ -444,7 +507,7 @@ class SiteBuild:
         for page, content in made:
             writer.write(page, content)
             tick(1)
-            if page.template.endswith(".html") and page.template not in LEFT_OUT:
+            if _searched(page):
                 later.append((indexed_url(page.url), content.decode("utf-8")))
         return later
 
@@ -482,6 +545,11 @@ class SiteBuild:
             raise self._error
         assert self._prepared is not None
         return self._prepared.view
+
+
+def _searched(page: Page) -> bool:
+    """Whether search indexes the page."""
+    return page.template.endswith(".html") and page.template not in LEFT_OUT
 
 
 def _prepare(

@@ -16,23 +16,32 @@ clean build, byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import marshal
+import os
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sourcebook.derive import Derived
+from sourcebook.files import write_atomic
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Campus, Source, Term
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key
-from sourcebook.publish.site.citations import ProvenQuotes, proven_quotes
+from sourcebook.publish.site.citations import proven_quotes
+from sourcebook.publish.site.digests import Digester
 from sourcebook.publish.site.reads import Token
+from sourcebook.publish.site.swap import MARK
 from sourcebook.publish.site.urls import ENTITY_PATHS
+from sourcebook.read.kept import code
 from sourcebook.read.paths import Confined
+from sourcebook.read.state import state_folder
 
 OWN_FOLDERS = ("templates", "static")
 """The record's folders every page may read from."""
@@ -41,25 +50,40 @@ OWN_FOLDERS = ("templates", "static")
 @dataclass(frozen=True)
 class PageMade:
     template: str
-    context: str
-    """The page's context as `reads.context_reads` shows it."""
+    context: bytes
+    """The digest of the page's context as `reads.context_reads` shows it."""
     reads: frozenset[Token]
+
+
+class Facts(NamedTuple):
+    """What pages can read of one entity, as digests (see `digests.py`)."""
+
+    fields: dict[str, bytes]
+    has_body: bool
+    path: str | None
+    """Where its page is."""
+    grouped: tuple[Token, ...]
+    """The lists it stands in that pages read whole (see `_grouped_by`)."""
+    refs: frozenset[tuple[Key, str]]
+    """What it refers to, each with the field that does."""
+    reads: dict[str, bytes]
+    """What link found in each of its prose fields."""
 
 
 @dataclass
 class Snapshot:
-    """What the pages of one build could read (see the module's docstring)."""
+    """What the pages of one build could read, as digests (see the module's docstring)."""
 
     shared: bytes
     names: str
     """The hash of the record's names: where it differs, what link found in each prose
     field is compared, and the pages that render a field where it differs are written."""
-    entities: dict[Key, Entity]
     read_as: dict[Key, bytes]
-    graph: Graph
-    derived: dict[Token, Any]
-    proven: dict[str, ProvenQuotes]
-    library: dict[str, Any]
+    entities: dict[Key, Facts]
+    wiki: dict[tuple[str | None, str], bytes]
+    derived: dict[Token, bytes]
+    proven: dict[str, bytes]
+    library: dict[str, bytes]
 
     @classmethod
     def of(
@@ -69,8 +93,11 @@ class Snapshot:
         derived: Derived,
         proofs: QuoteReport | None,
         shared: list[Any],
+        last: Snapshot | None = None,
     ) -> Snapshot:
-        """`shared`: what every page reads alike, besides what the record holds of it."""
+        """`shared`: what every page reads alike, besides what the record holds of it.
+        `last`: the snapshot of the last build, whose digests of an entity read from the
+        same file (and linked with the same names) are taken as they are."""
         keys = sorted(record.entities_keys())
         names = graph.matcher.fingerprint if graph.matcher is not None else ""
         everything = [
@@ -83,17 +110,35 @@ class Snapshot:
         digest = hashlib.sha256()
         for part in everything:
             digest.update(hashlib.sha256(str(part).encode("utf-8", "surrogatepass")).digest())
-        entities = {key: record.entities[key[0]][key[1]] for key in keys}
-        sources = [e for e in entities.values() if isinstance(e, Source)]
+        digester = Digester()
+        read_as = {key: record.read_as.get(key, b"") for key in keys}
+        relinked = last is None or last.names != names
+        reads = _reads_by_entity(graph)
+        entities = {}
+        for key in keys:
+            same_file = last is not None and read_as[key] and last.read_as.get(key) == read_as[key]
+            known = last.entities.get(key) if same_file and last is not None else None
+            if known is not None:  # the same entity: only its links may differ
+                if relinked:
+                    found = _digested(reads.get(key), digester)
+                    known = known._replace(refs=_refs(graph, key), reads=found)
+                entities[key] = known
+                continue
+            entity = record.entities[key[0]][key[1]]
+            entities[key] = _facts(entity, graph, reads.get(key), digester)
         return cls(
             shared=digest.digest(),
             names=names,
+            read_as=read_as,
             entities=entities,
-            read_as={key: record.read_as.get(key, b"") for key in keys},
-            graph=graph,
-            derived=dict(derived_parts(derived)),
-            proven={s.id: proven_quotes(proofs, s) for s in sources} if proofs else {},
-            library=dict(record.library.items),
+            wiki=last.wiki
+            if last is not None and not relinked
+            else {link: digester.digest(target) for link, target in graph.wiki.items()},
+            derived={token: digester.digest(v) for token, v in derived_parts(derived)},
+            proven={s.id: digester.digest(proven_quotes(proofs, s)) for s in _sources(record)}
+            if proofs
+            else {},
+            library={shelf: digester.digest(item) for shelf, item in record.library.items.items()},
         )
 
     def changes(self, before: Snapshot) -> set[Token] | None:
@@ -105,19 +150,15 @@ class Snapshot:
         relinked = self.names != before.names  # every entity linked again, so compared
         if relinked:
             changed.add(("names",))
-            reads = _differ(before.graph.reads, self.graph.reads)
-            changed |= {("read", *key, field) for key, field in reads}
-            changed |= {("wiki", *link) for link in _differ(before.graph.wiki, self.graph.wiki)}
-        for key, entity in self.entities.items():
-            same = before.read_as.get(key) == self.read_as[key] and self.read_as[key]
-            if same and not relinked:
-                continue
+            changed |= {("wiki", *link) for link in _differ(before.wiki, self.wiki)}
+        for key, now in self.entities.items():
             old = before.entities[key]  # the same keys, or `shared` would differ
-            if not same:
-                changed |= _entity_changes(old, entity)
-            was, now = (_refs(graph, key) for graph in (before.graph, self.graph))
-            changed |= {("in", *target) for target, _ in was ^ now}
-            if {target for target, _ in was} != {target for target, _ in now}:
+            if old == now:
+                continue
+            changed |= _entity_changes(key, old, now)
+            changed |= {("read", *key, field) for field in _differ(old.reads, now.reads)}
+            changed |= {("in", *target) for target, _ in old.refs ^ now.refs}
+            if {target for target, _ in old.refs} != {target for target, _ in now.refs}:
                 changed.add(("out", *key))
         whole = ("d", "*")
         if before.derived[whole] != self.derived[whole]:  # else no part of it differs
@@ -126,19 +167,55 @@ class Snapshot:
         changed |= {("lib", shelf) for shelf in _differ(before.library, self.library)}
         return changed
 
+    def plain(self) -> tuple[Any, ...]:
+        """This as plain values, for `marshal` (see `KeptSite.save`)."""
+        entities = {key: tuple(facts) for key, facts in self.entities.items()}
+        return (self.shared, self.names, self.read_as, entities, self.wiki, self.derived,
+                self.proven, self.library)  # fmt: skip
 
-def _entity_changes(old: Entity, new: Entity) -> set[Token]:
+    @classmethod
+    def from_plain(cls, plain: tuple[Any, ...]) -> Snapshot:
+        shared, names, read_as, entities, wiki, derived, proven, library = plain
+        facts = {key: Facts(*values) for key, values in entities.items()}
+        return cls(shared, names, read_as, facts, wiki, derived, proven, library)
+
+
+def _facts(entity: Entity, graph: Graph, reads: dict[str, Any] | None, digester: Digester) -> Facts:
+    fields = {name: digester.digest(getattr(entity, name)) for name in type(entity).model_fields}
+    return Facts(
+        fields,
+        bool(getattr(entity, "body", "")),
+        _path(entity),
+        tuple(_grouped_by(entity)),
+        _refs(graph, entity.key),
+        _digested(reads, digester),
+    )
+
+
+def _sources(record: Record) -> list[Source]:
+    return [source for source in record.of("source") if isinstance(source, Source)]
+
+
+def _reads_by_entity(graph: Graph) -> dict[Key, dict[str, Any]]:
+    found: dict[Key, dict[str, Any]] = {}
+    for (key, field_name), read in graph.reads.items():
+        found.setdefault(key, {})[field_name] = read
+    return found
+
+
+def _digested(reads: dict[str, Any] | None, digester: Digester) -> dict[str, bytes]:
+    return {name: digester.digest(read) for name, read in (reads or {}).items()}
+
+
+def _entity_changes(key: Key, old: Facts, new: Facts) -> set[Token]:
     """The tokens an edit of one entity changed, besides its links: its body alone where
     only the text of its body did (a page that shows its body renders it, and notes that;
     one that only asks whether it has one reads the same)."""
-    key = new.key
-    fields = {name for name in type(new).model_fields if getattr(old, name) != getattr(new, name)}
+    fields = _differ(old.fields, new.fields)
     changed: set[Token] = {("body", *key)} if "body" in fields else set()
-    if fields - {"body"} or bool(getattr(old, "body", "")) != bool(getattr(new, "body", "")):
-        changed |= {("e", *key), ("k", key[0])}
-        for one in (old, new):
-            changed.update(_grouped_by(one))
-    if _path(old) != _path(new):
+    if fields - {"body"} or old.has_body != new.has_body:
+        changed |= {("e", *key), ("k", key[0]), *old.grouped, *new.grouped}
+    if old.path != new.path:
         changed.add(("url", *key))
     return changed
 
@@ -148,10 +225,10 @@ def _path(entity: Entity) -> str | None:
     return where(entity) if where is not None else None
 
 
-def _refs(graph: Graph, key: Key) -> set[tuple[Key, str]]:
+def _refs(graph: Graph, key: Key) -> frozenset[tuple[Key, str]]:
     """What an entity refers to, each with the field that does: all that backlinks read
     of it besides the entity itself."""
-    return {(ref.target, ref.field) for ref in graph.outgoing(key)}
+    return frozenset((ref.target, ref.field) for ref in graph.outgoing(key))
 
 
 def _grouped_by(entity: Entity | None) -> Iterator[Token]:
@@ -200,13 +277,85 @@ class SiteMade:
     out: Path
     snapshot: Snapshot
     view: Any
-    """The build's `SiteView`: what its pages shared, and what each of those read."""
+    """The build's `SiteView`: what its pages shared, and what each of those read (None
+    where this was read from the state folder)."""
     pages: dict[str, PageMade] = field(default_factory=dict)
     files: set[str] = field(default_factory=set)
+    folder: tuple[int, ...] = ()
+    """`out` as the build left it (see `folder_of`)."""
+
+    def holds(self, out: Path) -> bool:
+        """Whether the site at `out` is still the one this describes."""
+        return self.out == out and folder_of(out) == self.folder and (out / MARK).is_file()
+
+
+def folder_of(path: Path) -> tuple[int, ...]:
+    """The folder at `path` as no other is: its device and inode, and the last time an
+    entry was made, removed or renamed in it, or it was renamed, which every build that
+    swaps in a site of its own does (the folder of an older site, reused, is the same
+    inode)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return ()
+    return (found.st_dev, found.st_ino, found.st_ctime_ns)
 
 
 @dataclass
 class KeptSite:
-    """The last site a build wrote, kept for the next (`serve` keeps it in memory)."""
+    """The last site a build wrote, kept for the next: by `serve` in memory (it writes into
+    the site it serves, `in_place`), by `build` in the record's state folder (`load`,
+    `save`; it writes a copy and swaps it in whole)."""
 
     last: SiteMade | None = None
+    in_place: bool = True
+
+    @classmethod
+    def load(cls, root: Path) -> KeptSite:
+        """The site the last `build` of the record at `root` wrote, as kept in its state
+        folder; none where that cannot be read, or was kept by another version."""
+        folder = state_folder(root, _PART)
+        try:
+            assert folder is not None
+            data = marshal.loads((folder / _FILE).read_bytes())
+            return cls(_site_made(data), in_place=False)
+        except _UNREADABLE:
+            return cls(in_place=False)
+
+    def save(self, root: Path) -> None:
+        """Keep the last site in the record's state folder, whole or not at all."""
+        folder = state_folder(root, _PART)
+        if folder is None or self.last is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            write_atomic(folder / _FILE, marshal.dumps(_plain(self.last)))
+
+
+_PART = "site"
+_FILE = "site.marshal"
+_FORMAT = 1
+_UNREADABLE = (AssertionError, OSError, ValueError, EOFError, TypeError, IndexError, KeyError)
+"""What reading a kept site that is not whole, or not of this version, raises: it is not
+used, and the next build writes the site whole."""
+
+
+def _plain(made: SiteMade) -> tuple[Any, ...]:
+    """`made` as plain values for `marshal`: each page's tokens by their place in one table."""
+    table: dict[Token, int] = {}
+    pages = {}
+    for url, page in made.pages.items():
+        places = array("I", [table.setdefault(token, len(table)) for token in page.reads])
+        pages[url] = (page.template, page.context, places.tobytes())
+    header = (_FORMAT, code(), str(made.out), made.folder)
+    return (header, made.snapshot.plain(), list(table), pages, sorted(made.files))
+
+
+def _site_made(data: Any) -> SiteMade:
+    header, snapshot, tokens, pages, files = data
+    assert header[:2] == (_FORMAT, code())
+    out, folder = Path(header[2]), tuple(header[3])
+    made = SiteMade(out, Snapshot.from_plain(snapshot), None, files=set(files), folder=folder)
+    for url, (template, context, places) in pages.items():
+        read = frozenset(tokens[i] for i in array("I", places))
+        made.pages[url] = PageMade(template, context, read)
+    return made

@@ -175,19 +175,19 @@ class PageProse:
             self.fragment("source", source)
         keys = [source.key for source in sources]
         return (
-            {k: self._prose[k] for k in ((key, "annotation") for key in keys) if k in self._prose},
-            {},
-            {k: self._fragments[k] for k in (("source", key) for key in keys)},
-            {key[1]: self.citations._full[key[1]] for key in keys},
+            self._prose.subset((key, "annotation") for key in keys),
+            Shared(),
+            self._fragments.subset(("source", key) for key in keys),
+            self.citations._full.subset(key[1] for key in keys),
         )
 
-    def caches(self) -> tuple[dict, ...]:
+    def caches(self) -> tuple[Shared, ...]:
         return (self._prose, self._plain, self._fragments, self.citations._full)
 
-    def adopt(self, caches: tuple[dict, ...]) -> None:
-        """Take in what another process rendered (see `warm`)."""
+    def adopt(self, caches: tuple[Shared, ...]) -> None:
+        """Take in what another process rendered (see `warm`), with what it read."""
         for mine, theirs in zip(self.caches(), caches, strict=True):
-            mine.update(theirs)
+            mine.take(theirs)
 
 
 def unlink(html: str, url: str) -> str:

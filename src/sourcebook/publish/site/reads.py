@@ -26,7 +26,7 @@ Notes are taken only while a page is open (`page`): any other build pays a test 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from sourcebook.model.base import Entity
@@ -47,6 +47,21 @@ class Shared(dict):  # type: ignore[type-arg]
     def clear(self) -> None:
         super().clear()
         self.reads.clear()
+
+    def subset(self, keys: Iterable[Any]) -> Shared:
+        """The values under `keys` that this holds, with what each read."""
+        found = Shared()
+        for key in keys:
+            if key in self:
+                found[key] = self[key]
+                if key in self.reads:
+                    found.reads[key] = self.reads[key]
+        return found
+
+    def take(self, other: Shared) -> None:
+        """Take in `other`'s values, with what each read (made in another process)."""
+        self.update(other)
+        self.reads.update(other.reads)
 
     def carry(self, last: Shared, changed: set[Token]) -> None:
         """Take from the last build's cache each value that read nothing `changed`."""

@@ -35,7 +35,7 @@ from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import Page
-from sourcebook.publish.site.reads import READS, Token
+from sourcebook.publish.site.reads import READS, Shared, Token
 from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.wording import day, file_size
@@ -239,32 +239,45 @@ def _shown_template(path: str) -> str:
         return path
 
 
-def _render_chunk(bounds: tuple[int, int]) -> int:
+def _render_chunk(bounds: tuple[int, int]) -> tuple[int, dict[str, frozenset[Token]] | None]:
+    """Write the pages within `bounds`; their number, and what each read where noted."""
     writer, pages = forked_job()  # the writer (with its view) and the pages
     chunk = pages[bounds[0] : bounds[1]]
     read_ahead(map(writer.path, chunk))
     for page in chunk:
         writer.write(page)
-    return bounds[1] - bounds[0]
+    if writer.reads is None:
+        return len(chunk), None
+    return len(chunk), {page.url: writer.reads[page.url] for page in chunk}
 
 
-def _warm_share(share: tuple[int, int]) -> tuple[dict, ...]:
+@contextlib.contextmanager
+def _noting(noting: bool) -> Iterator[None]:
+    """What the block makes notes what it reads, where `noting` (see `reads.Reads.cached`)."""
+    if not noting:
+        yield
+        return
+    with READS.page():
+        yield
+
+
+def _warm_share(share: tuple[int, int]) -> tuple[Shared, ...]:
     """Render the prose of every `share[1]`-th entity from `share[0]`; return the caches."""
-    view, entities = forked_job()  # the view and the record's entities
-    with template_errors("while rendering the record's prose"):
+    view, entities, noting = forked_job()  # the view, the record's entities, whether noted
+    with template_errors("while rendering the record's prose"), _noting(noting):
         for entity in entities[share[0] :: share[1]]:
             view.prose.warm(entity)
-    return view.prose.caches()
+    return view.prose.caches()  # type: ignore[no-any-return]
 
 
-def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[dict, ...]:
+def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[Shared, ...]:
     """Render the citation of every `share[1]`-th source from `share[0]`, given the proof
     of their quotes; return what was made."""
-    view = forked_job()[0]
+    view, _, noting = forked_job()
     (start, step), proven = task
     sources = view.record.of("source")
-    with template_errors("while rendering the sources' citations"):
-        return view.prose.warm_citations(sources[start::step], proven)
+    with template_errors("while rendering the sources' citations"), _noting(noting):
+        return view.prose.warm_citations(sources[start::step], proven)  # type: ignore[no-any-return]
 
 
 BACKGROUND = 10
@@ -282,13 +295,16 @@ class ProseWorkers:
     are written, so that its memory stays shared with them and the page workers too.
     """
 
-    def __init__(self, view: Any, jobs: int):
+    def __init__(self, view: Any, jobs: int, noting: bool = False):
+        """`noting`: what each piece read is noted with it, for a build that keeps what
+        each page read (see `reads.Reads.cached`)."""
         self._view = view
         self._jobs = jobs
         with template_errors("while compiling the templates"):
             for name in view.env.list_templates(filter_func=_own_template):
                 view.env.get_template(name)  # compiled once, before the fork, for every worker
-        self._pool = Forked(jobs, (view, list(view.record)), shared=True, nice=BACKGROUND)
+        job = (view, list(view.record), noting)
+        self._pool = Forked(jobs, job, shared=True, nice=BACKGROUND)
         self._shares = self._pool.imap_unordered(_warm_share, [(i, jobs) for i in range(jobs)])
         self._citations: Any = ()
 
@@ -327,9 +343,13 @@ def default_jobs(pages: int) -> int:
     return worker_count(pages, PARALLEL_FROM)
 
 
-def write_pages(writer: Writer, pages: Sequence[Page], jobs: int, progress: Progress) -> None:
+def write_pages(
+    writer: Writer, pages: Sequence[Page], jobs: int, progress: Progress | None = None
+) -> None:
     """Every page, in this process or spread over `jobs` forked workers; where there are
-    workers, the prose every page draws on has been rendered first (`ProseWorkers`)."""
+    workers, the prose every page draws on has been rendered first (`ProseWorkers`), or
+    each renders what its pages show. Pages that note what they read send it back."""
+    progress = progress or (lambda done: None)
     if jobs <= 1:
         for page in pages:
             writer.write(page)
@@ -337,5 +357,7 @@ def write_pages(writer: Writer, pages: Sequence[Page], jobs: int, progress: Prog
         return
     bounds = [(i, min(i + CHUNK, len(pages))) for i in range(0, len(pages), CHUNK)]
     with Forked(jobs, (writer, pages), shared=True) as pool:
-        for done in pool.imap_unordered(_render_chunk, bounds):
+        for done, reads in pool.imap_unordered(_render_chunk, bounds):
+            if reads is not None and writer.reads is not None:
+                writer.reads.update(reads)
             progress(done)

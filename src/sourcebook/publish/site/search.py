@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import os
 import subprocess
 import threading
 import time
@@ -167,12 +168,15 @@ class Indexing:
         # some empty where the service then ends: the files are taken and written here.
         files = service.ask({"type": "GetFiles", "index_id": index})["files"]
         service.__exit__()
+        written = set()
         for file in files:
             if file["path"].startswith(UNUSED):
                 continue
             path = _inside(self._output, file["path"])
             path.parent.mkdir(parents=True, exist_ok=True)
             write_file(path, base64.b64decode(file["content"]))
+            written.add(str(path))
+        _remove_others(self._output, written)
         seconds = time.perf_counter() - self._started
         return Indexed(pages, seconds, len(self._entries), self._output)
 
@@ -188,6 +192,15 @@ class Indexing:
             self._thread.join()
             self._thread = None
         self._service.__exit__()
+
+
+def _remove_others(folder: Path, written: set[str]) -> None:
+    """Remove from `folder` the files of an index made before, written over by this one."""
+    for parent, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(parent, name)
+            if path not in written:
+                os.unlink(path)
 
 
 def indexed_url(url: str) -> str:

@@ -33,6 +33,7 @@ from sourcebook.publish.claimed import sweep as sweep_abandoned
 
 MARK = ".sourcebook-site"
 """Written into every built site: a folder without it is never replaced."""
+MARK_TEXT = b"built by sourcebook; replaced whole by each build\n"
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -56,13 +57,94 @@ def staged(target: Path, files: Collection[str]) -> Iterator[Path]:
     sweep(target)
     with _claim_spare(target, {*files, MARK}) as staging:
         try:
-            write_file(staging / MARK, b"built by sourcebook; replaced whole by each build\n")
+            write_file(staging / MARK, MARK_TEXT)
             yield staging
             old = swap_in(staging, target)
             if old is not None:
                 _keep_spare(old, target)
         finally:
             remove_tree(staging)
+
+
+@contextmanager
+def linked_copy(
+    target: Path, files: Collection[str], also: str = ""
+) -> Iterator[tuple[Path, set[str]]]:
+    """As `staged`, a folder beside `target` to build into, swapped in if the block
+    succeeds; but holding the site at `target` already: each of its files that `files`
+    names, linked, not copied, for a build that writes only what changed; with the files
+    it does not hold, for the build to write. A file written into it is replaced, never
+    written through (`write_file`, `replace_file`), so the site at `target` stays as it
+    was until the swap. `also`: a folder of the site (relative, with `/`) whose files
+    are linked too, whatever they are: the search index, which the build makes anew over
+    the old one, writing only the files that differ (see `search.Indexing.finish`).
+
+    The folder is the spare, where there is one: after a build of this kind it is the site
+    before, whose folders are all there and whose files are mostly the same as the site's
+    (linked to the same inodes), so that only the files that differ are linked again."""
+    target = Path(os.path.abspath(target))
+    _check_replaceable(target)
+    sweep(target)
+    keep = {*files, MARK}
+    if also:
+        keep |= {f"{also}/{path}" for path in _files_of(target / also)[0]}
+    with _claim_spare(target, keep) as staging:
+        try:
+            missing = _link_files(target, staging, keep)
+            if MARK in missing:
+                write_file(staging / MARK, MARK_TEXT)
+            yield staging, missing
+            old = swap_in(staging, target)
+            if old is not None:
+                _keep_spare(old, target)
+        finally:
+            remove_tree(staging)
+
+
+def _link_files(source: Path, into: Path, files: Collection[str]) -> set[str]:
+    """Have each file of `files` in `into` be the same file as in `source`, linked; the
+    files `source` does not hold."""
+    linked, folders = _files_of(into)
+    found, _ = _files_of(source)
+    folders.add("")
+    missing = set()
+    for relative in sorted(files):
+        inode = found.get(relative)
+        if inode is None:  # a file this build adds, or one that is not a file there
+            missing.add(relative)
+            if relative in linked:
+                _unlink(str(into / relative))
+            continue
+        if linked.get(relative) == inode:
+            continue
+        folder = relative.rpartition("/")[0]
+        if folder not in folders:
+            os.makedirs(into / folder, exist_ok=True)
+            folders.add(folder)
+        if relative in linked:
+            _unlink(str(into / relative))
+        os.link(source / relative, into / relative, follow_symlinks=False)
+    return missing
+
+
+def _files_of(folder: Path) -> tuple[dict[str, int], set[str]]:
+    """Each file below `folder` (relative, with `/`) by its inode, and each folder; no
+    symbolic link is a file."""
+    files: dict[str, int] = {}
+    folders: set[str] = set()
+
+    def walk(path: str, prefix: str) -> None:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.add(prefix + entry.name)
+                    walk(entry.path, prefix + entry.name + "/")
+                elif entry.is_file(follow_symlinks=False):
+                    files[prefix + entry.name] = entry.inode()
+
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        walk(str(folder), "")
+    return files, folders
 
 
 def spare_of(target: Path) -> Path:
@@ -150,13 +232,13 @@ def write_file(path: Path, data: bytes) -> None:
     fd = os.open(path, _OPEN, 0o644)
     try:
         info = os.fstat(fd)
+        if info.st_size == len(data) and os.pread(fd, len(data), 0) == data:
+            return
         if info.st_nlink > 1:
             os.close(fd)
             fd = -1
             os.unlink(path)
             fd = os.open(path, _OPEN | os.O_EXCL, 0o644)
-        elif info.st_size == len(data) and os.pread(fd, len(data), 0) == data:
-            return
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
