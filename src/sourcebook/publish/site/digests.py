@@ -38,7 +38,8 @@ class Digester:
         self._held: list[Any] = []
 
     def digest(self, value: Any) -> bytes:
-        return hashlib.sha256(self._text(value).encode("utf-8", "surrogatepass")).digest()
+        """The value's digest: 16 bytes of SHA-256, as values no one chose to collide."""
+        return hashlib.sha256(self._text(value).encode("utf-8", "surrogatepass")).digest()[:16]
 
     def _text(self, value: Any) -> str:
         kind = type(value)
@@ -70,7 +71,7 @@ class Digester:
             if " at 0x" in text:  # shown by its address: equal to nothing
                 text = os.urandom(16).hex()
             text = f"{name}:{text}"
-        digest = "#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = "#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         self._memo[id(value)] = digest
         self._held.append(value)
         return digest

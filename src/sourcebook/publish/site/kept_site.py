@@ -58,7 +58,9 @@ class PageMade:
 class Facts(NamedTuple):
     """What pages can read of one entity, as digests (see `digests.py`)."""
 
-    fields: dict[str, bytes]
+    fields: bytes
+    """Every field of it but its body."""
+    body: bytes
     has_body: bool
     path: str | None
     """Where its page is."""
@@ -84,6 +86,10 @@ class Snapshot:
     derived: dict[Token, bytes]
     proven: dict[str, bytes]
     library: dict[str, bytes]
+    derived_value: Any = None
+    """What derive computed, where this build's snapshot is kept in memory (`serve`): the
+    next compares it whole, and where it is the same, takes its parts' digests as they
+    are rather than digesting it again (not kept on disk)."""
 
     @classmethod
     def of(
@@ -134,7 +140,10 @@ class Snapshot:
             wiki=last.wiki
             if last is not None and not relinked
             else {link: digester.digest(target) for link, target in graph.wiki.items()},
-            derived={token: digester.digest(v) for token, v in derived_parts(derived)},
+            derived=last.derived
+            if last is not None and last.derived_value is not None and last.derived_value == derived
+            else {token: digester.digest(v) for token, v in derived_parts(derived)},
+            derived_value=derived,
             proven={s.id: digester.digest(proven_quotes(proofs, s)) for s in _sources(record)}
             if proofs
             else {},
@@ -181,9 +190,10 @@ class Snapshot:
 
 
 def _facts(entity: Entity, graph: Graph, reads: dict[str, Any] | None, digester: Digester) -> Facts:
-    fields = {name: digester.digest(getattr(entity, name)) for name in type(entity).model_fields}
+    fields = [(name, getattr(entity, name)) for name in type(entity).model_fields]
     return Facts(
-        fields,
+        digester.digest([field for field in fields if field[0] != "body"]),
+        digester.digest(getattr(entity, "body", None)),
         bool(getattr(entity, "body", "")),
         _path(entity),
         tuple(_grouped_by(entity)),
@@ -211,9 +221,8 @@ def _entity_changes(key: Key, old: Facts, new: Facts) -> set[Token]:
     """The tokens an edit of one entity changed, besides its links: its body alone where
     only the text of its body did (a page that shows its body renders it, and notes that;
     one that only asks whether it has one reads the same)."""
-    fields = _differ(old.fields, new.fields)
-    changed: set[Token] = {("body", *key)} if "body" in fields else set()
-    if fields - {"body"} or old.has_body != new.has_body:
+    changed: set[Token] = {("body", *key)} if old.body != new.body else set()
+    if old.fields != new.fields or old.has_body != new.has_body:
         changed |= {("e", *key), ("k", key[0]), *old.grouped, *new.grouped}
     if old.path != new.path:
         changed.add(("url", *key))
