@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link.graph import Graph
 from sourcebook.link.names import plural_forms
@@ -40,7 +42,8 @@ def check_names(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
                     "a name may stand for one entity: drop the alias, or for a term that names "
                     f"the other, write same_as: {first[0]}:{first[1]}",
                 )
-    _check_plural_clashes(owners, written, pairs, record, diagnostics)
+    plurals = graph.matcher.plurals if graph.matcher is not None else None
+    _check_plural_clashes(owners, written, pairs, record, diagnostics, plurals)
 
 
 def _same_as_pairs(record: Record) -> set[frozenset]:
@@ -54,13 +57,18 @@ def _same_as_pairs(record: Record) -> set[frozenset]:
 
 
 def _check_plural_clashes(
-    owners: dict, written: dict[str, str], pairs: set, record: Record, diagnostics: Diagnostics
+    owners: dict,
+    written: dict[str, str],
+    pairs: set,
+    record: Record,
+    diagnostics: Diagnostics,
+    plurals: Mapping[str, str | None] | None = None,
 ) -> None:
     """A name that is another's plural (Megapack, Megapacks) makes mentions ambiguous.
     Plurals are formed from the names as written, as the mention matcher forms them: an
-    acronym's plural is not a word's (SIS, SISs; not sis, ses)."""
+    acronym's plural is not a word's (SIS, SISs; not sis, ses); `plurals`: the matcher's."""
     for folded, owner in owners.items():
-        for form in plural_forms(written[folded])[1:]:
+        for form in plural_forms(written[folded], plurals)[1:]:
             other = owners.get(form.casefold())
             if other and other != owner and frozenset((owner, other)) not in pairs:
                 entity = record.get(*other)

@@ -15,6 +15,7 @@ from sourcebook.diagnostics import Pos
 from sourcebook.link import markdown, mentions, prose
 from sourcebook.link.mentions import Read
 from sourcebook.link.names import NameMatcher, may_find
+from sourcebook.link.plurals import plural
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
@@ -90,10 +91,24 @@ def build_matcher(record: Record, kept: Kept | None = None) -> NameMatcher:
         return NameMatcher(names)
     key = Kept.key(LINKED, "names", repr(names))
     matcher = kept.shared(key)
+    kept.retain(Kept.key(LINKED, "plurals"))  # for the next names, where these are kept
     if matcher is None:
-        matcher = NameMatcher(names)
+        matcher = NameMatcher(names, _plurals({name.strip() for name, _ in names}, kept))
         kept.share(key, matcher)
     return matcher  # type: ignore[no-any-return]
+
+
+def _plurals(names: set[str], kept: Kept) -> dict[str, str | None]:
+    """Each name's plural (`names.plural_forms`), kept from run to run: English plurals
+    are inflect's to make, about 40 µs a name, the most of making a record's matcher. One
+    table of the record's names, kept whole: a plural depends on the name alone."""
+    key = Kept.key(LINKED, "plurals")
+    known = kept.get(key)
+    known = known if isinstance(known, dict) else {}
+    found = {name: known[name] if name in known else plural(name) for name in names}
+    if found != known:
+        kept.put(key, found)
+    return found
 
 
 LINKED = "linked"

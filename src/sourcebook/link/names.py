@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import ahocorasick
@@ -82,24 +82,33 @@ _ASCII_WORDS = bytes(ord(_fold(chr(c)).translate(_SPACED_OUT)) for c in range(12
 """What `_words` makes of each ASCII character, as a table for bytes.translate."""
 
 
-def plural_forms(name: str) -> list[str]:
-    """The name and its English plural (see `plurals`); a name that already reads as a
-    plural, such as "122 days", is its own only form."""
-    form = plural(name)
+def plural_forms(name: str, known: Mapping[str, str | None] | None = None) -> list[str]:
+    """The name and its English plural (see `plurals`; `known`: plurals made before); a
+    name that already reads as a plural, such as "122 days", is its own only form."""
+    form = known[name] if known is not None and name in known else plural(name)
     return [name] if form is None else [name, form]
 
 
 class NameMatcher:
     """Finds whole-word, any-case, singular-or-plural mentions of many names at once."""
 
-    def __init__(self, names: Iterable[tuple[str, tuple[str, str]]]):
+    def __init__(
+        self,
+        names: Iterable[tuple[str, tuple[str, str]]],
+        plurals: Mapping[str, str | None] | None = None,
+    ):
+        """`plurals`: each name's plural, where made before (see `plural_forms`)."""
         table: dict[str, set[tuple[str, str]]] = {}
         canonical: dict[str, str] = {}
         names = list(names)  # in the order given, which decides each key's canonical name
         self.fingerprint = hashlib.sha256(repr(names).encode("utf-8", "surrogatepass")).hexdigest()
         """The hash of every name and what it stands for: the same finds the same."""
+        self.plurals: dict[str, str | None] = {}
+        """Each name's plural, or None (see `plural_forms`)."""
         for name, target in names:
-            for form in plural_forms(name.strip()):
+            forms = plural_forms(name.strip(), plurals)
+            self.plurals[forms[0]] = forms[1] if len(forms) > 1 else None
+            for form in forms:
                 key = _words(form)
                 table.setdefault(key, set()).add(target)
                 canonical.setdefault(key, name)
