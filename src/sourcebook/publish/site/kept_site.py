@@ -86,10 +86,11 @@ class Snapshot:
     derived: dict[Token, bytes]
     proven: dict[str, bytes]
     library: dict[str, bytes]
-    derived_value: Any = None
-    """What derive computed, where this build's snapshot is kept in memory (`serve`): the
-    next compares it whole, and where it is the same, takes its parts' digests as they
-    are rather than digesting it again (not kept on disk)."""
+    values: dict[str, Any] = field(default_factory=dict)
+    """What was digested whole or by entry ("derived", "proven", "library"), where this
+    build's snapshot is kept in memory (`serve`): the next compares each value with its
+    own, and takes the digests of those that are equal as they are rather than digesting
+    them again. Not kept on disk: a snapshot read back digests all."""
 
     @classmethod
     def of(
@@ -117,6 +118,7 @@ class Snapshot:
         for part in everything:
             digest.update(hashlib.sha256(str(part).encode("utf-8", "surrogatepass")).digest())
         digester = Digester()
+        proven = {s.id: proven_quotes(proofs, s) for s in _sources(record)} if proofs else {}
         read_as = {key: record.read_as.get(key, b"") for key in keys}
         relinked = last is None or last.names != names
         reads = _reads_by_entity(graph)
@@ -141,13 +143,11 @@ class Snapshot:
             if last is not None and not relinked
             else {link: digester.digest(target) for link, target in graph.wiki.items()},
             derived=last.derived
-            if last is not None and last.derived_value is not None and last.derived_value == derived
+            if last is not None and last.values.get("derived") == derived
             else {token: digester.digest(v) for token, v in derived_parts(derived)},
-            derived_value=derived,
-            proven={s.id: digester.digest(proven_quotes(proofs, s)) for s in _sources(record)}
-            if proofs
-            else {},
-            library={shelf: digester.digest(item) for shelf, item in record.library.items.items()},
+            proven=_by_entry(proven, last, "proven", digester),
+            library=_by_entry(record.library.items, last, "library", digester),
+            values={"derived": derived, "proven": proven, "library": dict(record.library.items)},
         )
 
     def changes(self, before: Snapshot) -> set[Token] | None:
@@ -200,6 +200,21 @@ def _facts(entity: Entity, graph: Graph, reads: dict[str, Any] | None, digester:
         _refs(graph, entity.key),
         _digested(reads, digester),
     )
+
+
+def _by_entry(
+    values: dict[str, Any], last: Snapshot | None, part: str, digester: Digester
+) -> dict[str, bytes]:
+    """The digest of each entry of `values`: the last snapshot's where its value was equal."""
+    was: dict[str, Any] = last.values.get(part, {}) if last is not None else {}
+    digests = getattr(last, part) if last is not None else {}
+    missing = object()
+    return {
+        key: digests[key]
+        if key in digests and was.get(key, missing) == value
+        else digester.digest(value)
+        for key, value in values.items()
+    }
 
 
 def _sources(record: Record) -> list[Source]:
