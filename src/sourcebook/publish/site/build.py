@@ -394,7 +394,9 @@ class SiteBuild:
         finally:
             view.drawn.close()
         for gone in sorted(last.files - files):
-            remove_file(out / gone, out)
+            # only inside the site, whatever a kept map says
+            if ".." not in gone.split("/") and not gone.startswith("/"):
+                remove_file(out / gone, out)
         return written
 
     def _index(self, folder: Path) -> None:
