@@ -225,3 +225,18 @@ def test_build_says_what_it_wrote_and_no_cache_writes_the_whole_site(tmp_path: P
     said = run()
     assert "file(s) written afresh, the rest kept from the last build" in said
     assert "written" not in run("--no-cache")
+
+
+def test_a_kept_map_naming_a_file_outside_the_site_removes_nothing_there(tmp_path: Path) -> None:
+    root = write_record(tmp_path / "record", SEEDED)
+    out = tmp_path / "site"
+    build(root, out, search=False)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the author's", encoding="utf-8")
+    path = kept_file(root)
+    header, snapshot, tokens, pages, files = marshal.loads(path.read_bytes())
+    path.write_bytes(marshal.dumps((header, snapshot, tokens, pages, [*files, "../outside.txt"])))
+    apply(root, "terms/one-machine.md", ("Chips as one.", "Chips as one, and more."))
+    done = build(root, out, search=False)
+    assert done.site is not None and done.site.written  # the map was used
+    assert outside.read_text(encoding="utf-8") == "the author's"
