@@ -446,6 +446,9 @@ def measure(root: Path, hugo: Path | None, repeat: int) -> list[Figure]:
                 "hugo server", hugo_serve(hugo, port), [(url, edit_hugo)], repeat
             )[0]
             hugo_build(hugo, hugo / "public-hugo")  # its public/ as its last build left it
+        # The figure and the alias serve was given stay in the record: built once first, so
+        # that each round after is a build after one file's edit.
+        whole(build)
         # Round by round, ours then Hugo's, so that load on the machine falls on each alike.
         for _ in range(repeat):
             edit("")

@@ -87,12 +87,17 @@ def test_an_edit_writes_its_pages_and_links_the_rest(tmp_path: Path) -> None:
     assert "Chips as one, and more." in (out / "vol1/glossary/index.html").read_text()
 
 
-def test_an_unchanged_record_writes_nothing(tmp_path: Path) -> None:
+def test_an_unchanged_record_writes_nothing_and_makes_no_index(tmp_path: Path) -> None:
     root = write_record(tmp_path / "record", SEEDED)
     out = tmp_path / "site"
-    build(root, out, search=False)
-    done = build(root, out, search=False)
-    assert done.site is not None and done.site.written == 0
+    build(root, out)
+    before, folder = files(out), out.stat()
+    done = build(root, out)
+    assert done.site is not None and done.site.written == 0 and done.site.search is None
+    assert files(out) == before and out.stat().st_ino == folder.st_ino  # not swapped
+    apply(root, "terms/one-machine.md", ("Chips as one.", "Chips as one, and more."))
+    done = build(root, out)  # the map kept by the first build still tells the site
+    assert done.site is not None and done.site.written and done.site.search is not None
 
 
 def test_the_search_index_is_the_one_a_clean_build_makes(tmp_path: Path) -> None:

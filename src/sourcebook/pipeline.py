@@ -96,8 +96,8 @@ def build(
         site.cite(checked.proofs)
         derived_now = derive_checked(published(checked, linked=shown), remembered)
         built = site.write(out, derived_now, progress=progress)
-    if kept.site is not None and kept.on_disk:
-        kept.site.save(Path(root))
+    if kept.site is not None and kept.on_disk and built.written != 0:
+        kept.site.save(Path(root))  # a site written as it was: the kept map still tells it
     return Build(checked, built)
 
 

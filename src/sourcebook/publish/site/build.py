@@ -280,6 +280,8 @@ class SiteBuild:
         try:
             if changed is not None and last is not None and kept is not None and kept.in_place:
                 written = self._rewrite(out, derived, last, changed, files, in_place=True)
+            elif changed is not None and last is not None and self._as_before(last, changed, files):
+                written = 0  # the site there is this build's already: no copy, no index
             elif changed is not None and last is not None:
                 index = bundle_path(site.urls.base).strip("/") if self._search else ""
                 with linked_copy(out, files, also=index) as (staging, missing):
@@ -330,6 +332,23 @@ class SiteBuild:
         made.pages[site.previews] = PageMade("", b"", self._reads[site.previews])
         return made
 
+    def _as_before(self, last: SiteMade, changed: set[Token], files: set[str]) -> bool:
+        """Whether the site the last build wrote is this one's already: the same files, and
+        none that read what changed or has another context. The previews read as before."""
+        site = self._prepared
+        assert site is not None and self._reads is not None
+        previews = last.pages.get(site.previews)
+        if last.files != files or _stale(previews, "", b"", changed):
+            return False
+        for page in site.pages:
+            if _stale(
+                last.pages.get(page.url), page.template, self._contexts[page.url][0], changed
+            ):
+                return False
+        assert previews is not None
+        self._reads[site.previews] = previews.reads
+        return True
+
     @collector_paused()  # the pages' objects live no longer than the build
     def _rewrite(
         self,
@@ -351,14 +370,8 @@ class SiteBuild:
         view = site.view
 
         def stale(url: str, template: str, context: bytes) -> bool:
-            made = last.pages.get(url)
-            return (
-                made is None
-                or (missing is not None and Urls.file_for(url) in missing)
-                or made.template != template
-                or made.context != context
-                or not made.reads.isdisjoint(changed)
-            )
+            lost = missing is not None and Urls.file_for(url) in missing
+            return lost or _stale(last.pages.get(url), template, context, changed)
 
         stale_pages = [p for p in site.pages if stale(p.url, p.template, self._contexts[p.url][0])]
         written = len(stale_pages)
@@ -547,6 +560,17 @@ class SiteBuild:
             raise self._error
         assert self._prepared is not None
         return self._prepared.view
+
+
+def _stale(made: PageMade | None, template: str, context: bytes, changed: set[Token]) -> bool:
+    """Whether a page the last build `made` must be written again: it is new, or has
+    another template or context, or read what `changed`."""
+    return (
+        made is None
+        or made.template != template
+        or made.context != context
+        or not made.reads.isdisjoint(changed)
+    )
 
 
 def _searched(page: Page) -> bool:
