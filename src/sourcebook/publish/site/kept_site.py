@@ -1,17 +1,18 @@
 """What a build wrote and what each of its pages read, so that the next writes only what
-an edit changed (`serve`, from save to save).
+an edit changed: `serve` keeps it in memory from save to save, `build` in the record's
+state folder from run to run.
 
-A build's `Snapshot` holds what its pages can read: the entities (each by the hash of the
-file it was read from), the links between them and the names link found in each prose
-field, what derive computed (by parts), what check proved of each source's quotes, the
-Library's items; and, as one hash, everything every page reads alike — the settings, the
-record's own templates and static files, the navigation, the releases, which entities
-there are. The next build
-compares its snapshot with the last: where that one hash differs every page is written
-again; otherwise the differences become tokens (see `reads.py`), and a page is written
-again only where its URL is new, its context is not the same, or it read a token the
-edit changed. The property test `tests/test_serve_equivalence.py` holds the result to a
-clean build, byte for byte.
+A build's `Snapshot` holds what its pages can read, as digests (`digests.py`): the
+entities (each known by the hash of the file it was read from), the links between them
+and the names link found in each prose field, what derive computed (by parts), what check
+proved of each source's quotes, the Library's items; and, as one hash, everything every
+page reads alike — the settings, the record's own templates and static files, the
+navigation, the releases, which entities there are. The next build compares its snapshot
+with the last: where that one hash differs every page is written again; otherwise the
+differences become tokens (see `reads.py`), and a page is written again only where its
+URL is new, its context is not the same, or it read a token the edit changed. The
+property tests `tests/test_serve_equivalence.py` and `tests/test_build_kept.py` hold the
+result to a clean build, byte for byte.
 """
 
 from __future__ import annotations
