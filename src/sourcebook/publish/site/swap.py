@@ -51,19 +51,9 @@ def staged(target: Path, files: Collection[str]) -> Iterator[Path]:
     will write: where the folder is the spare of an earlier build, whatever else it holds
     is removed before the block runs, so that nothing stale is swapped in.
     """
-    target = Path(os.path.abspath(target))
-    _check_replaceable(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    sweep(target)
-    with _claim_spare(target, {*files, MARK}) as staging:
-        try:
-            write_file(staging / MARK, MARK_TEXT)
-            yield staging
-            old = swap_in(staging, target)
-            if old is not None:
-                _keep_spare(old, target)
-        finally:
-            remove_tree(staging)
+    with _swapped_in(target, {*files, MARK}) as staging:
+        write_file(staging / MARK, MARK_TEXT)
+        yield staging
 
 
 @contextmanager
@@ -83,17 +73,27 @@ def linked_copy(
     before, whose folders are all there and whose files are mostly the same as the site's
     (linked to the same inodes), so that only the files that differ are linked again."""
     target = Path(os.path.abspath(target))
-    _check_replaceable(target)
-    sweep(target)
     keep = {*files, MARK}
     if also:
         keep |= {f"{also}/{path}" for path in _files_of(target / also)[0]}
+    with _swapped_in(target, keep) as staging:
+        missing = _link_files(target, staging, keep)
+        if MARK in missing:
+            write_file(staging / MARK, MARK_TEXT)
+        yield staging, missing
+
+
+@contextmanager
+def _swapped_in(target: Path, keep: Collection[str]) -> Iterator[Path]:
+    """The folder a build writes `target` into (the spare holding only `keep`, or a new
+    one), swapped in if the block succeeds, and the site it replaces kept as the spare."""
+    target = Path(os.path.abspath(target))
+    _check_replaceable(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    sweep(target)
     with _claim_spare(target, keep) as staging:
         try:
-            missing = _link_files(target, staging, keep)
-            if MARK in missing:
-                write_file(staging / MARK, MARK_TEXT)
-            yield staging, missing
+            yield staging
             old = swap_in(staging, target)
             if old is not None:
                 _keep_spare(old, target)
