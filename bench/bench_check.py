@@ -207,7 +207,8 @@ def report(cold: Result, warm: Result, edited: Result) -> list[bool]:
     print(f"  stages: {stage_text(cold)}; CPU {cold.cpu_seconds:.2f} s")
     print(f"  refs: {refs}; quotes {cold.quotes:,}")
     print(
-        f"  again, with what the first kept (texts, front matter, names): {warm.seconds:.2f} s "
+        "  again, with what the first kept (texts, front matter, names, entity rules): "
+        f"{warm.seconds:.2f} s "
         f"({stage_text(warm)}; CPU {warm.cpu_seconds:.2f} s), peak {warm.peak_mib:,.0f} MiB"
     )
     print(

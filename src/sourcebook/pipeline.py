@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sourcebook import derive as derived
-from sourcebook.check import check_record
+from sourcebook.check import CHECKED, check_record
 from sourcebook.check.house import check_same_as, check_volume_paths, volume_name
 from sourcebook.check.result import Checked, CheckedHouse
 from sourcebook.compile import compile_checked, compile_in_memory, published, record_day
@@ -84,17 +84,17 @@ def build(
     kept = kept if kept is not None else KeptRuns.load(Path(root), site=True)
     record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)
     shown = without_drafts(record, graph, drafts, kept.linked) if record is not None else None
-    kept.done(Path(root))
     if record is None or shown is None:
+        kept.done(Path(root))
         return Build(Checked(None, graph, diagnostics, as_of))
     with SiteBuild(*shown, jobs=jobs, notify_url=notify_url, search=search, kept=kept.site) as site:
         site.render_prose()  # overlaps with check: the prose needs only the linked record
-        remembered = kept.queries
-        checked = check_linked(record, graph, diagnostics, as_of, remembered)
+        checked = check_linked(record, graph, diagnostics, as_of, kept)
+        kept.done(Path(root))
         if not checked.ok:
             return Build(checked)
         site.cite(checked.proofs)
-        derived_now = derive_checked(published(checked, linked=shown), remembered)
+        derived_now = derive_checked(published(checked, linked=shown), kept.queries)
         built = site.write(out, derived_now, progress=progress)
     if kept.site is not None and kept.on_disk and built.written != 0:
         kept.site.save(Path(root))  # a site written as it was: the kept map still tells it
@@ -106,20 +106,22 @@ def check(root: Path | str, as_of: date | None = None, kept: KeptRuns | None = N
     on `as_of` (default: its close); `kept` as for `read_and_link`. Raises RecordError if
     it is not a record, AsOfError for a day after it closes."""
     diagnostics = Diagnostics()
-    record, graph = read_and_link(root, as_of, diagnostics, kept)
-    if record is None:
-        return Checked(None, graph, diagnostics, as_of)
-    return check_linked(record, graph, diagnostics, as_of, kept.queries if kept else None)
+    kept = kept if kept is not None else KeptRuns.load(Path(root))
+    record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)
+    checked = check_linked(record, graph, diagnostics, as_of, kept) if record is not None else None
+    kept.done(Path(root))
+    return checked if checked is not None else Checked(None, graph, diagnostics, as_of)
 
 
 @dataclass(frozen=True)
 class KeptRuns:
-    """What read and link made of each entity, kept from run to run (`read.kept`):
+    """What read, link and check made of each entity, kept from run to run (`read.kept`):
     in the record's state folder (`on_disk`), or in memory by `serve` from save to save.
     An empty one, not saved, makes every run read the record afresh (`--no-cache`)."""
 
     parsed: Kept
     linked: Kept
+    checked: Kept
     on_disk: bool = False
     site: KeptSite | None = None
     """The last site written and what each of its pages read (`serve` keeps it in memory,
@@ -137,8 +139,8 @@ class KeptRuns:
         from sourcebook.publish.site.kept_site import KeptSite
 
         if not serving:
-            return cls(Kept(PARSED), Kept(LINKED))
-        parts = (Kept(PARSED), Kept(LINKED, objects=True))
+            return cls(Kept(PARSED), Kept(LINKED), Kept(CHECKED))
+        parts = (Kept(PARSED), Kept(LINKED, objects=True), Kept(CHECKED, objects=True))
         return cls(*parts, site=KeptSite(), queries=Remembered(), files=FilesSeen())
 
     @classmethod
@@ -149,12 +151,12 @@ class KeptRuns:
 
         if not (root / SETTINGS_FILE).is_file():  # no record: read says why, nothing is made
             return cls.in_memory()
-        parts = (Kept.load(root, PARSED), Kept.load(root, LINKED))
+        parts = (Kept.load(root, PARSED), Kept.load(root, LINKED), Kept.load(root, CHECKED))
         return cls(*parts, on_disk=True, site=KeptSite.load(root) if site else None)
 
     def done(self, root: Path) -> None:
         """The run is over: what it used is what the next finds."""
-        for part in (self.parsed, self.linked):
+        for part in (self.parsed, self.linked, self.checked):
             if self.on_disk:
                 part.save(root)
             else:
@@ -187,14 +189,15 @@ def check_linked(
     graph: Graph,
     diagnostics: Diagnostics,
     as_of: date | None,
-    remembered: Remembered | None = None,
+    kept: KeptRuns | None = None,
 ) -> Checked:
-    """Every rule over the linked record; then its own queries, over it compiled in memory
-    (`remembered`: their last run, as for `isolated`)."""
-    proofs = check_record(record, graph, diagnostics)
+    """Every rule over the linked record; then its own queries, over it compiled in memory.
+    `kept`: each entity's results of the entity rules, and the queries' last run (as for
+    `isolated`), from earlier runs."""
+    proofs = check_record(record, graph, diagnostics, kept=kept.checked if kept else None)
     with compile_in_memory(record, graph, as_of, proofs) as db:
         image = db.image()
-    check_queries(record, image, diagnostics, remembered)
+    check_queries(record, image, diagnostics, kept.queries if kept else None)
     return Checked(record, graph, diagnostics, as_of, proofs, image)
 
 

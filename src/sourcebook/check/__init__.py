@@ -1,9 +1,11 @@
 """Stage 3, check: every rule over the linked record, each reporting diagnostics.
 
 A rule is a function `(record, graph, diagnostics) -> None`. The built-in rules are
-listed in RULES; a later stage (the Library, figures) adds its own the same way. The
-Library's proof of the quotes is what check gives besides its diagnostics
-(`check/result.py`).
+listed in RULES; a later stage (the Library, figures) adds its own the same way. A rule
+that reads one entity at a time and the settings alone is an entity rule,
+`(entity, settings, diagnostics) -> None`, listed in ENTITY_RULES: its results are kept
+from run to run by what each entity was read from (`check/each.py`). The Library's proof
+of the quotes is what check gives besides its diagnostics (`check/result.py`).
 """
 
 from __future__ import annotations
@@ -24,21 +26,29 @@ from sourcebook.check import (
     structure,
     usage,
 )
+from sourcebook.check.each import CHECKED, EntityRule, check_each
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.record import Record
+from sourcebook.read.kept import Kept
 from sourcebook.runtime.collector import collector_paused
+
+__all__ = ["CHECKED", "ENTITY_RULES", "RULES", "EntityRule", "Rule", "check_record"]
 
 Rule = Callable[[Record, Graph, Diagnostics], None]
 
+ENTITY_RULES: list[EntityRule] = [
+    addresses.check_addresses,
+    dates.check_dates,
+    roles.check_roles,
+]
+
 RULES: list[Rule] = [
     references.check_references,
-    addresses.check_addresses,
     names.check_names,
-    dates.check_dates,
+    dates.check_captures,
     structure.check_structure,
-    roles.check_roles,
     usage.check_usage,
     scripts.check_scripts,
     figures.check_figures,
@@ -49,10 +59,18 @@ RULES: list[Rule] = [
 
 @collector_paused()
 def check_record(
-    record: Record, graph: Graph, diagnostics: Diagnostics, rules: list[Rule] | None = None
+    record: Record,
+    graph: Graph,
+    diagnostics: Diagnostics,
+    rules: list[Rule] | None = None,
+    kept: Kept | None = None,
 ) -> QuoteReport:
-    """Every rule over the linked record; returns the Library's proof of every quote."""
+    """Every rule over the linked record (the entity rules with it, unless `rules` are
+    given); returns the Library's proof of every quote. `kept`: each entity's results from
+    earlier runs (`check/each.py`); none by default."""
     proofs = quotes.check_quotes(record, graph, diagnostics)
+    if rules is None:
+        check_each(record, ENTITY_RULES, diagnostics, kept if kept is not None else Kept(CHECKED))
     for rule in RULES if rules is None else rules:
         rule(record, graph, diagnostics)
     return proofs

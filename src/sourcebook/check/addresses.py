@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 from sourcebook.diagnostics import Diagnostics
-from sourcebook.link.graph import Graph
 from sourcebook.model.addresses import address_problem
-from sourcebook.model.record import Record
+from sourcebook.model.base import Entity
+from sourcebook.model.settings import Settings
 
 
-def check_addresses(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
-    for entity in record:
-        for value, path in _addresses(entity):
-            problem = address_problem(value)
-            if problem:
-                diagnostics.error(
-                    entity.pos(*path),
-                    "S009",
-                    f"'{'.'.join(map(str, path))}' is not a web address: it {problem}",
-                    "write the address as a browser shows it, starting https://",
-                )
+def check_addresses(entity: Entity, settings: Settings, diagnostics: Diagnostics) -> None:
+    for value, path in _addresses(entity):
+        problem = address_problem(value)
+        if problem:
+            diagnostics.error(
+                entity.pos(*path),
+                "S009",
+                f"'{'.'.join(map(str, path))}' is not a web address: it {problem}",
+                "write the address as a browser shows it, starting https://",
+            )
 
 
 def _addresses(entity: object) -> list[tuple[str, tuple[str | int, ...]]]:

@@ -1,51 +1,47 @@
-"""Nothing is dated after the record closes; a source is not dated after its capture."""
+"""Nothing is dated after the record closes (one entity at a time, `check.each`); a source
+is not dated after its capture (against the Library)."""
 
 from __future__ import annotations
 
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link.graph import Graph
-from sourcebook.model.base import day_end, day_start
+from sourcebook.model.base import Entity, day_end, day_start
 from sourcebook.model.record import Record
+from sourcebook.model.settings import Settings
 
 # Figures in these states describe what was so, so their day cannot be in the future.
 _PAST_STATUSES = {"operating", "under construction", "cancelled", "market"}
 
 
-def check_dates(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
-    _check_captures(record, diagnostics)
-    closes = record.settings.book.closes
+def check_dates(entity: Entity, settings: Settings, diagnostics: Diagnostics) -> None:
+    closes = settings.book.closes
     shown_close = closes.isoformat()
-    for entity in record:
-        for name in ("date", "updated"):
-            value = getattr(entity, name, None)
-            if isinstance(value, str) and day_start(value) > closes:
-                diagnostics.error(
-                    entity.pos(name),
-                    "D001",
-                    f"'{name}' {value} is after the record closes ({shown_close})",
-                    "correct the day, or move [book] closes in sourcebook.toml",
-                )
-        date, updated = getattr(entity, "date", None), getattr(entity, "updated", None)
-        if (
-            isinstance(date, str)
-            and isinstance(updated, str)
-            and day_end(updated) < day_start(date)
-        ):
+    for name in ("date", "updated"):
+        value = getattr(entity, name, None)
+        if isinstance(value, str) and day_start(value) > closes:
             diagnostics.error(
-                entity.pos("updated"), "D003", f"updated {updated} before it was published ({date})"
+                entity.pos(name),
+                "D001",
+                f"'{name}' {value} is after the record closes ({shown_close})",
+                "correct the day, or move [book] closes in sourcebook.toml",
             )
-        for index, figure in enumerate(getattr(entity, "figures", [])):
-            if figure.status.value in _PAST_STATUSES and day_start(figure.as_of) > closes:
-                diagnostics.error(
-                    entity.pos("figures", index, "as_of"),
-                    "D001",
-                    f"figure '{figure.metric}' ({figure.status.value}) holds for {figure.as_of}, "
-                    f"after the record closes ({shown_close})",
-                    "a figure for a later day is projected, planned or announced",
-                )
+    date, updated = getattr(entity, "date", None), getattr(entity, "updated", None)
+    if isinstance(date, str) and isinstance(updated, str) and day_end(updated) < day_start(date):
+        diagnostics.error(
+            entity.pos("updated"), "D003", f"updated {updated} before it was published ({date})"
+        )
+    for index, figure in enumerate(getattr(entity, "figures", [])):
+        if figure.status.value in _PAST_STATUSES and day_start(figure.as_of) > closes:
+            diagnostics.error(
+                entity.pos("figures", index, "as_of"),
+                "D001",
+                f"figure '{figure.metric}' ({figure.status.value}) holds for {figure.as_of}, "
+                f"after the record closes ({shown_close})",
+                "a figure for a later day is projected, planned or announced",
+            )
 
 
-def _check_captures(record: Record, diagnostics: Diagnostics) -> None:
+def check_captures(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
     """A source cannot have been published after a copy of it was taken into the Library."""
     for source in record.of("source"):
         published = getattr(source, "date", None)
