@@ -19,7 +19,13 @@ from sourcebook import derive as derived
 from sourcebook.check import CHECKED, check_record
 from sourcebook.check.house import check_same_as, check_volume_paths, volume_name
 from sourcebook.check.result import Checked, CheckedHouse
-from sourcebook.compile import compile_checked, compile_in_memory, published, record_day
+from sourcebook.compile import (
+    COMPILED,
+    compile_checked,
+    compile_in_memory,
+    published,
+    record_day,
+)
 from sourcebook.derive import derive_checked
 from sourcebook.derive.queries import check_queries
 from sourcebook.derive.sandbox import Remembered, isolated
@@ -90,11 +96,12 @@ def build(
     with SiteBuild(*shown, jobs=jobs, notify_url=notify_url, search=search, kept=kept.site) as site:
         site.render_prose()  # overlaps with check: the prose needs only the linked record
         checked = check_linked(record, graph, diagnostics, as_of, kept)
+        shown_checked = published(checked, linked=shown, kept=kept.compiled) if checked.ok else None
         kept.done(Path(root))
-        if not checked.ok:
+        if shown_checked is None:
             return Build(checked)
         site.cite(checked.proofs)
-        derived_now = derive_checked(published(checked, linked=shown), kept.queries)
+        derived_now = derive_checked(shown_checked, kept.queries)
         built = site.write(out, derived_now, progress=progress)
     if kept.site is not None and kept.on_disk and built.written != 0:
         kept.site.save(Path(root))  # a site written as it was: the kept map still tells it
@@ -115,13 +122,15 @@ def check(root: Path | str, as_of: date | None = None, kept: KeptRuns | None = N
 
 @dataclass(frozen=True)
 class KeptRuns:
-    """What read, link and check made of each entity, kept from run to run (`read.kept`):
-    in the record's state folder (`on_disk`), or in memory by `serve` from save to save.
-    An empty one, not saved, makes every run read the record afresh (`--no-cache`)."""
+    """What read, link, check and compile made of each entity, kept from run to run
+    (`read.kept`): in the record's state folder (`on_disk`), or in memory by `serve` from
+    save to save. An empty one, not saved, makes every run read the record afresh
+    (`--no-cache`)."""
 
     parsed: Kept
     linked: Kept
     checked: Kept
+    compiled: Kept
     on_disk: bool = False
     site: KeptSite | None = None
     """The last site written and what each of its pages read (`serve` keeps it in memory,
@@ -139,9 +148,16 @@ class KeptRuns:
         from sourcebook.publish.site.kept_site import KeptSite
 
         if not serving:
-            return cls(Kept(PARSED), Kept(LINKED), Kept(CHECKED))
-        parts = (Kept(PARSED), Kept(LINKED, objects=True), Kept(CHECKED, objects=True))
-        return cls(*parts, site=KeptSite(), queries=Remembered(), files=FilesSeen())
+            return cls(Kept(PARSED), Kept(LINKED), Kept(CHECKED), Kept(COMPILED))
+        return cls(
+            Kept(PARSED),
+            Kept(LINKED, objects=True),
+            Kept(CHECKED, objects=True),
+            Kept(COMPILED, objects=True),
+            site=KeptSite(),
+            queries=Remembered(),
+            files=FilesSeen(),
+        )
 
     @classmethod
     def load(cls, root: Path, site: bool = False) -> KeptRuns:
@@ -151,12 +167,15 @@ class KeptRuns:
 
         if not (root / SETTINGS_FILE).is_file():  # no record: read says why, nothing is made
             return cls.in_memory()
-        parts = (Kept.load(root, PARSED), Kept.load(root, LINKED), Kept.load(root, CHECKED))
-        return cls(*parts, on_disk=True, site=KeptSite.load(root) if site else None)
+        parsed, linked, checked, compiled = (
+            Kept.load(root, part) for part in (PARSED, LINKED, CHECKED, COMPILED)
+        )
+        last_site = KeptSite.load(root) if site else None
+        return cls(parsed, linked, checked, compiled, on_disk=True, site=last_site)
 
     def done(self, root: Path) -> None:
         """The run is over: what it used is what the next finds."""
-        for part in (self.parsed, self.linked, self.checked):
+        for part in (self.parsed, self.linked, self.checked, self.compiled):
             if self.on_disk:
                 part.save(root)
             else:
@@ -195,7 +214,7 @@ def check_linked(
     `kept`: each entity's results of the entity rules, and the queries' last run (as for
     `isolated`), from earlier runs."""
     proofs = check_record(record, graph, diagnostics, kept=kept.checked if kept else None)
-    with compile_in_memory(record, graph, as_of, proofs) as db:
+    with compile_in_memory(record, graph, as_of, proofs, kept.compiled if kept else None) as db:
         image = db.image()
     check_queries(record, image, diagnostics, kept.queries if kept else None)
     return Checked(record, graph, diagnostics, as_of, proofs, image)

@@ -23,15 +23,23 @@ from sourcebook.compile.figures import (
     write_parties,
     write_vocabulary,
 )
-from sourcebook.compile.rows import write_entities, write_library, write_quotes, write_refs
+from sourcebook.compile.rows import (
+    COMPILED,
+    write_entities,
+    write_library,
+    write_quotes,
+    write_refs,
+)
 from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read, schema
 from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph, link_record, without_drafts
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
+from sourcebook.read.kept import Kept
 from sourcebook.runtime.collector import collector_paused
 
 __all__ = [
+    "COMPILED",
     "SCHEMA_VERSION",
     "AsOfError",
     "compile_checked",
@@ -69,18 +77,21 @@ def compile_checked(checked: Checked, path: Path | str, as_of: date | None = Non
 
 
 def published(
-    checked: Checked, drafts: bool = False, linked: tuple[Record, Graph] | None = None
+    checked: Checked,
+    drafts: bool = False,
+    linked: tuple[Record, Graph] | None = None,
+    kept: Kept | None = None,
 ) -> Checked:
     """What a build or a release publishes of a checked record: all of it with `drafts`;
     otherwise the record without its drafts (`linked`, where it is already linked), compiled
-    again, so that nothing made from it (pages, backlinks, figures, the database) holds a
-    draft. What check found is kept as it is."""
+    again (`kept`: as for `compile_in_memory`), so that nothing made from it (pages,
+    backlinks, figures, the database) holds a draft. What check found is kept as it is."""
     if checked.record is None:
         return checked
     record, graph = linked or without_drafts(checked.record, checked.graph, drafts)
     if record is checked.record:
         return checked
-    with compile_in_memory(record, graph, checked.as_of, checked.proofs) as db:
+    with compile_in_memory(record, graph, checked.as_of, checked.proofs, kept) as db:
         image = db.image()
     return replace(checked, record=record, graph=graph, image=image)
 
@@ -121,9 +132,10 @@ def compile_in_memory(
     graph: Graph | None = None,
     as_of: date | None = None,
     proofs: QuoteReport | None = None,
+    kept: Kept | None = None,
 ) -> CompiledRecord:
     """The compiled record in memory, opened read-only for queries: what check runs SQL on,
-    and derive reads again.
+    and derive reads again. `kept`: each entity's rows from earlier runs (`rows.rows_of`).
 
     The full-text index and the references are for the files Datasette serves and the
     releases carry; each is left out here unless one of the record's queries may read it,
@@ -140,6 +152,7 @@ def compile_in_memory(
             proofs,
             search=may_read("search", queries),
             refs=may_read("refs", queries),
+            kept=kept,
         )
         db.commit()
     except BaseException:
@@ -157,10 +170,11 @@ def fill(
     proofs: QuoteReport | None = None,
     search: bool = True,
     refs: bool = True,
+    kept: Kept | None = None,
 ) -> None:
     """Create the tables in an empty database and write the record into them, with the
     full-text index unless `search` is False, and the references (the `refs` table, else
-    left empty) unless `refs` is False."""
+    left empty) unless `refs` is False; `kept` as for `compile_in_memory`."""
     day = record_day(record, as_of)
     db.executescript(schema(search))
     for kind in KINDS:
@@ -177,7 +191,7 @@ def fill(
         ],
     )
     write_vocabulary(db)
-    write_entities(db, record, search)
+    write_entities(db, record, search, kept)
     if refs:
         write_refs(db, graph)
     write_library(db, record)

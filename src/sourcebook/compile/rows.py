@@ -20,6 +20,10 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.model.refs import QuoteClaim
+from sourcebook.read.kept import Kept
+
+COMPILED = "compiled"
+"""The part of the state folder that keeps each entity's rows."""
 
 _JSON = json.JSONEncoder(ensure_ascii=False)
 """What json.dumps(value, ensure_ascii=False) makes afresh at every call."""
@@ -85,8 +89,12 @@ def entity_known_from(entity: Entity) -> str | None:
     return None
 
 
-def write_entities(db: sqlite3.Connection, record: Record, search: bool = True) -> None:
-    """Each kind's table, `entities`, `aliases`, and the full-text index where `search`."""
+def write_entities(
+    db: sqlite3.Connection, record: Record, search: bool = True, kept: Kept | None = None
+) -> None:
+    """Each kind's table, `entities`, `aliases`, and the full-text index where `search`.
+    `kept`: each entity's rows from earlier runs, by what it was read from (see `rows_of`)."""
+    kept = kept if kept is not None else Kept(COMPILED)
     entities: list[tuple] = []
     aliases: list[tuple] = []
     texts: list[tuple] = []
@@ -95,21 +103,73 @@ def write_entities(db: sqlite3.Connection, record: Record, search: bool = True) 
         names = ", ".join(f'"{c}"' for c in ["id", "title", *columns])
         rows = []
         for entity in record.of(kind.name):
-            known = entity_known_from(entity)
-            values = [sql_value(getattr(entity, c)) for c in columns]
-            line = entity.pos().line
-            rows.append((entity.id, entity.title, *values, entity.body, entity.file, line, known))
-            entities.append(
-                (kind.name, entity.id, entity.title, entity.file, line, int(entity.draft), known)
-            )
-            aliases.extend((kind.name, entity.id, alias) for alias in entity.aliases)
-            if search:
-                texts.append((kind.name, entity.id, entity.title, _search_text(entity)))
+            row, listed, its_aliases, text = rows_of(entity, columns, search, record, kept)
+            rows.append(row)
+            entities.append(listed)
+            aliases.extend(its_aliases)
+            if text is not None:
+                texts.append(text)
         insert_rows(db, f'"{kind.folder}" ({names}, body, file, line, known_from)', rows)
     insert_rows(db, "entities", entities)
     insert_rows(db, "aliases", aliases)
     if search:  # a row at a time: the index's layout depends on how its rows come
         db.executemany("INSERT INTO search VALUES (?, ?, ?, ?)", texts)
+
+
+Rows = tuple[tuple, tuple, tuple[tuple, ...], tuple | None]
+"""An entity's row of its kind's table, of `entities`, of `aliases`, and of `search`."""
+
+
+def rows_of(entity: Entity, columns: list[str], search: bool, record: Record, kept: Kept) -> Rows:
+    """The entity's rows: made from the entity alone, so kept under the hash of the file it
+    was read from (`Record.read_as`), and made again only where that changed."""
+    read_as = record.read_as.get(entity.key)
+    key = Kept.key(COMPILED, read_as, b"search" if search else b"") if read_as else None
+    if key is not None:
+        found = kept.shared(key)
+        if found is None:
+            found = kept.get(key)
+            found = found if _well_formed(found, len(columns), search) else None
+        if found is not None:
+            kept.share(key, found)
+            return found  # type: ignore[no-any-return]
+    made = _rows(entity, columns, search)
+    if key is not None:
+        kept.put(key, made)
+        kept.share(key, made)
+    return made
+
+
+def _rows(entity: Entity, columns: list[str], search: bool) -> Rows:
+    kind = entity.KIND
+    known = entity_known_from(entity)
+    values = [sql_value(getattr(entity, c)) for c in columns]
+    line = entity.pos().line
+    return (
+        (entity.id, entity.title, *values, entity.body, entity.file, line, known),
+        (kind, entity.id, entity.title, entity.file, line, int(entity.draft), known),
+        tuple((kind, entity.id, alias) for alias in entity.aliases),
+        (kind, entity.id, entity.title, _search_text(entity)) if search else None,
+    )
+
+
+def _well_formed(found: Any, columns: int, search: bool) -> bool:
+    """Whether what is kept has the shape of an entity's rows (see `_rows`)."""
+    if not (type(found) is tuple and len(found) == 4):
+        return False
+    row, listed, its_aliases, text = found
+    shaped = (
+        type(row) is tuple
+        and len(row) == columns + 6
+        and type(listed) is tuple
+        and len(listed) == 7
+        and type(its_aliases) is tuple
+        and all(type(a) is tuple and len(a) == 3 for a in its_aliases)
+        and (type(text) is tuple and len(text) == 4 if search else text is None)
+    )
+    return shaped and all(
+        type(value) in _AS_IS for each in (row, listed, *its_aliases, text or ()) for value in each
+    )
 
 
 def _search_text(entity: Entity) -> str:
