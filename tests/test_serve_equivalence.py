@@ -49,6 +49,13 @@ SOURCE_EDITS = [
     ("sets out a ladder", "sets out a ladder of clusters"),  # its annotation
     ("authors: [leopold-aschenbrenner]", "authors: [haze-fan]"),
 ]
+SOURCE_ERRORS = [
+    # errors an entity rule finds in the source alone (`check.each`), made and mended
+    ("date: 2024-06", "date: 2027-06"),  # dated after the record closes
+    ("date: 2027-06", "date: 2024-06"),
+    ("annotation:", "urls: [situational-awareness.ai]\nannotation:"),  # not a web address
+    ("urls: [situational-awareness.ai]\n", ""),
+]
 INDICATOR = (
     "---\ntitle: Largest evidenced operating site\nrow: 11\ndescription: The largest.\n{query}---\n"
 )
@@ -113,6 +120,7 @@ edit = st.one_of(
     # what other pages show of an entity, besides its names
     st.tuples(st.just("chapters/chapter-1.md"), st.sampled_from(CHAPTER_EDITS)),
     st.tuples(st.just("sources/sa-essay.md"), st.sampled_from(SOURCE_EDITS)),
+    st.tuples(st.just("sources/sa-essay.md"), st.sampled_from(SOURCE_ERRORS)),
     st.tuples(st.just("parties/semianalysis.md"), st.just(("sells: subscriptions", "sells: data"))),
     st.tuples(st.just("terms/one-machine.md"), st.just(("chapter-1]", "chapter-2]"))),
     # what every page reads: the settings, the record's own templates and static files
