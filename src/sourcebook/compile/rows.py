@@ -119,32 +119,32 @@ def write_entities(
 Rows = tuple[tuple, tuple, tuple[tuple, ...], tuple | None]
 """An entity's row of its kind's table, of `entities`, of `aliases`, and of `search`."""
 
+Made = tuple[tuple, int, str | None]
+"""What making an entity's rows costs, kept: its columns' values as SQLite stores them
+(lists and objects as JSON), its line and the day it is known from."""
+
 
 def rows_of(entity: Entity, columns: list[str], search: bool, record: Record, kept: Kept) -> Rows:
-    """The entity's rows: made from the entity alone, so kept under the hash of the file it
-    was read from (`Record.read_as`), and made again only where that changed."""
+    """The entity's rows. Its columns' values are made from the entity alone, so they are
+    kept under the hash of the file it was read from (`Record.read_as`) and made again only
+    where that changed; the rest (its id, title, body, aliases, prose) it holds as it is."""
     read_as = record.read_as.get(entity.key)
-    key = Kept.key(COMPILED, read_as, b"search" if search else b"") if read_as else None
+    key = Kept.key(COMPILED, read_as) if read_as else None
+    made: Made | None = None
     if key is not None:
-        found = kept.shared(key)
-        if found is None:
+        made = kept.shared(key)
+        if made is None:
             found = kept.get(key)
-            found = found if _well_formed(found, len(columns), search) else None
-        if found is not None:
-            kept.share(key, found)
-            return found  # type: ignore[no-any-return]
-    made = _rows(entity, columns, search)
+            made = found if _well_formed(found, len(columns)) else None
+    if made is None:
+        values = tuple(sql_value(getattr(entity, c)) for c in columns)
+        made = (values, entity.pos().line, entity_known_from(entity))
+        if key is not None:
+            kept.put(key, made)
     if key is not None:
-        kept.put(key, made)
         kept.share(key, made)
-    return made
-
-
-def _rows(entity: Entity, columns: list[str], search: bool) -> Rows:
+    values, line, known = made
     kind = entity.KIND
-    known = entity_known_from(entity)
-    values = [sql_value(getattr(entity, c)) for c in columns]
-    line = entity.pos().line
     return (
         (entity.id, entity.title, *values, entity.body, entity.file, line, known),
         (kind, entity.id, entity.title, entity.file, line, int(entity.draft), known),
@@ -153,22 +153,17 @@ def _rows(entity: Entity, columns: list[str], search: bool) -> Rows:
     )
 
 
-def _well_formed(found: Any, columns: int, search: bool) -> bool:
-    """Whether what is kept has the shape of an entity's rows (see `_rows`)."""
-    if not (type(found) is tuple and len(found) == 4):
+def _well_formed(found: Any, columns: int) -> bool:
+    """Whether what is kept has the shape of `Made`, each value one SQLite stores as it is."""
+    if not (type(found) is tuple and len(found) == 3):
         return False
-    row, listed, its_aliases, text = found
-    shaped = (
-        type(row) is tuple
-        and len(row) == columns + 6
-        and type(listed) is tuple
-        and len(listed) == 7
-        and type(its_aliases) is tuple
-        and all(type(a) is tuple and len(a) == 3 for a in its_aliases)
-        and (type(text) is tuple and len(text) == 4 if search else text is None)
-    )
-    return shaped and all(
-        type(value) in _AS_IS for each in (row, listed, *its_aliases, text or ()) for value in each
+    values, line, known = found
+    return (
+        type(values) is tuple
+        and len(values) == columns
+        and all(type(value) in _AS_IS for value in values)
+        and type(line) is int
+        and type(known) in (str, type(None))
     )
 
 
