@@ -228,3 +228,11 @@ def test_broken_records_through_the_cli(make_record):
     lines = [x for x in result.stdout.splitlines() if x and not x.startswith("  hint:")]
     assert all(LINE.match(x) for x in lines[:-1]), lines
     assert lines[-1].endswith("4 errors, 0 warnings")
+
+
+def test_a_control_character_after_an_alias_is_malformed_yaml(make_record):
+    # the alias makes the nesting budget read the text first, where libyaml refuses it
+    root = make_record({"terms/x.md": b"---\n*\x0c---\n---\n"}, with_chapter=False)
+    (found,) = check(root).diagnostics
+    assert (found.code, found.pos.line) == ("R001", 2)
+    assert "control characters are not allowed" in found.message

@@ -142,6 +142,8 @@ def within_budget(text: str, file: str, base_line: int) -> None:
                 raise _over(event, file, base_line, f"holds more than {MAX_VALUES:,} values")
     except yaml.MarkedYAMLError as exc:
         raise _malformed(exc, file, base_line) from None
+    except yaml.YAMLError:  # a character libyaml refuses: parse reads it and says so
+        return
     finally:
         loader.dispose()
 
