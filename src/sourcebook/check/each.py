@@ -42,14 +42,11 @@ def check_each(
             diagnostics.extend(_run(entity, record.settings, rules))
             continue
         key = Kept.key(under, read_as)
-        found: tuple[Diagnostic, ...] | None = kept.shared(key)
-        if found is None:
-            plain = kept.get(key)
-            found = _diagnostics(plain) if plain is not None else None
+        found = kept.fetch(key, _diagnostics)
         if found is None:
             found = _run(entity, record.settings, rules)
             kept.put(key, [_plain(d) for d in found])
-        kept.share(key, found)
+            kept.share(key, found)
         diagnostics.extend(found)
 
 

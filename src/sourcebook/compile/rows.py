@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from enum import Enum
+from functools import partial
 from itertools import chain
 from json.encoder import encode_basestring
 from typing import Any
@@ -130,19 +131,13 @@ def rows_of(entity: Entity, columns: list[str], search: bool, record: Record, ke
     where that changed; the rest (its id, title, body, aliases, prose) it holds as it is."""
     read_as = record.read_as.get(entity.key)
     key = Kept.key(COMPILED, read_as) if read_as else None
-    made: Made | None = None
-    if key is not None:
-        made = kept.shared(key)
-        if made is None:
-            found = kept.get(key)
-            made = found if _well_formed(found, len(columns)) else None
+    made = kept.fetch(key, partial(_well_formed, len(columns))) if key is not None else None
     if made is None:
         values = tuple(sql_value(getattr(entity, c)) for c in columns)
         made = (values, entity.pos().line, entity_known_from(entity))
         if key is not None:
             kept.put(key, made)
-    if key is not None:
-        kept.share(key, made)
+            kept.share(key, made)
     values, line, known = made
     kind = entity.KIND
     return (
@@ -153,18 +148,20 @@ def rows_of(entity: Entity, columns: list[str], search: bool, record: Record, ke
     )
 
 
-def _well_formed(found: Any, columns: int) -> bool:
-    """Whether what is kept has the shape of `Made`, each value one SQLite stores as it is."""
+def _well_formed(columns: int, found: Any) -> Made | None:
+    """What is kept, where it has the shape of `Made`, each value one SQLite stores as it
+    is; else None."""
     if not (type(found) is tuple and len(found) == 3):
-        return False
+        return None
     values, line, known = found
-    return (
+    shaped = (
         type(values) is tuple
         and len(values) == columns
         and all(type(value) in _AS_IS for value in values)
         and type(line) is int
         and type(known) in (str, type(None))
     )
+    return found if shaped else None
 
 
 def _search_text(entity: Entity) -> str:

@@ -20,15 +20,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import marshal
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sourcebook.files import write_atomic
 from sourcebook.read.fingerprint import fingerprint
 from sourcebook.read.state import state_folder
 
 _FILE = "kept.marshal"
+
+T = TypeVar("T")
 
 
 class Kept:
@@ -78,6 +81,18 @@ class Kept:
         self._used[key] = blob
         self.hits += 1
         return value
+
+    def fetch(self, key: bytes, read: Callable[[Any], T | None]) -> T | None:
+        """The result under `key` as objects: those shared where this keeps them, else made
+        by `read` of the plain values kept (and shared for the next run); None where there
+        is none, or `read` finds the values are not what it reads."""
+        found: T | None = self.shared(key)
+        if found is None:
+            plain = self.get(key)
+            found = read(plain) if plain is not None else None
+            if found is not None:
+                self.share(key, found)
+        return found
 
     def put(self, key: bytes, value: Any) -> None:
         """Keep `value` (plain values only: one that `marshal` cannot hold is not kept)."""
