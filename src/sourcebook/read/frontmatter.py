@@ -92,6 +92,7 @@ def split(text: str, file: str) -> tuple[str, int, str, int]:
 MAX_DEPTH = 32
 """Nesting of front matter at most: a record needs four or five levels; libyaml composes
 nested collections by recursion, and a deep enough nesting would crash the interpreter."""
+MAX_DEPTH_TEXT = f"nests deeper than {MAX_DEPTH} levels"
 MAX_VALUES = 100_000
 """Values front matter may hold once its aliases are expanded: a few hundred bytes of
 aliases of aliases would otherwise stand for billions of values."""
@@ -116,7 +117,7 @@ def within_budget(text: str, file: str, base_line: int) -> None:
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 open_.append((1, event.anchor))
                 if len(open_) > MAX_DEPTH + 1:
-                    raise _over(event, file, base_line, f"nests deeper than {MAX_DEPTH} levels")
+                    raise _over(event, file, base_line, MAX_DEPTH_TEXT)
                 added = 1
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 size, anchor = open_.pop()
@@ -141,6 +142,8 @@ def within_budget(text: str, file: str, base_line: int) -> None:
             if total > MAX_VALUES:
                 raise _over(event, file, base_line, f"holds more than {MAX_VALUES:,} values")
     except yaml.MarkedYAMLError as exc:
+        if _LIBYAML_DEPTH in str(exc.problem):  # libyaml's own limit, far above ours
+            raise _over_at(exc.problem_mark, file, base_line, MAX_DEPTH_TEXT) from None
         raise _malformed(exc, file, base_line) from None
     except yaml.YAMLError:  # a character libyaml refuses: parse reads it and says so
         return
@@ -148,8 +151,16 @@ def within_budget(text: str, file: str, base_line: int) -> None:
         loader.dispose()
 
 
+_LIBYAML_DEPTH = "maximum nesting depth"
+"""What libyaml (0.2.5 and later) says when its scanner, reading ahead of the events, meets
+more than a thousand open collections: a nesting past MAX_DEPTH all the same."""
+
+
 def _over(event: yaml.Event, file: str, base_line: int, what: str) -> FrontMatterError:
-    mark = event.start_mark
+    return _over_at(event.start_mark, file, base_line, what)
+
+
+def _over_at(mark: Any, file: str, base_line: int, what: str) -> FrontMatterError:
     line, column = (mark.line, mark.column) if mark is not None else (0, 0)
     return FrontMatterError(
         Pos(file, base_line + line, column + 1),
