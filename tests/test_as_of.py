@@ -116,14 +116,14 @@ def largest(path) -> str | None:
 def test_before_a_figure_its_source_and_it_are_left_out(root, tmp_path):
     path = at(root, tmp_path, date(2025, 5, 31))
     assert figures(path) == []
-    assert sources(path) == ["undated"]
+    assert sources(path) == []  # an undated source with no copy: not known before the close
     assert largest(path) is None
 
 
 def test_on_and_after_its_sources_date_the_figure_is_in(root, tmp_path):
     path = at(root, tmp_path, date(2025, 6, 1))
     assert figures(path) == [(200.0, "MW"), (2.0, "GW")]
-    assert sources(path) == ["story", "undated"]
+    assert sources(path) == ["story"]
     assert largest(path) == "200 MW"
 
 
@@ -219,13 +219,17 @@ def test_the_cli_refuses_a_day_after_the_close(root):
     assert "after the record closes (2026-11-08)" in result.output
 
 
-def test_the_bundled_record_before_its_captures(tmp_path):
+def test_the_bundled_record_before_its_copies_were_taken(tmp_path):
+    """Figures known only later are left out; the Library's copies, taken later, still
+    prove the words of the sources known then."""
     day = date(2025, 11, 1)
     path = compile_checked(check(BUNDLED, as_of=day), tmp_path / "early.db")
     with sqlite3.connect(path) as db:
         late = db.execute(
             "SELECT COUNT(*) FROM figures WHERE known_from > ?", (day.isoformat(),)
         ).fetchone()
-        captured = db.execute("SELECT MAX(captured) FROM library_items").fetchone()
+        held = db.execute("SELECT COUNT(*) FROM library_items").fetchone()
+        proved = db.execute("SELECT COUNT(*) FROM figures WHERE quote_status = 'verified'")
+        assert proved.fetchone()[0] > 0
     assert late == (0,)
-    assert captured[0] is None or captured[0] <= day.isoformat()
+    assert held[0] == len(list((BUNDLED / "library").glob("S*.yaml")))

@@ -58,7 +58,7 @@ def test_a_row_shows_how_its_value_moved(site: Path) -> None:
     history = doc(site, "scorecard/index.html").css_first("#row-11 details.history")
     rows = [[words(c) for c in tr.css("td")] for tr in history.css("tbody tr")]
     assert rows[0][1] == "500 MW" and rows[0][2] == "Prometheus"
-    assert rows[-1][1:3] == ["300 MW", "Colossus 1"]
+    assert rows[-1][1:3] == ["150 MW", "Colossus 1"]
 
 
 def test_every_row_shows_what_derive_computed(site: Path) -> None:
@@ -83,14 +83,20 @@ def test_tests_show_their_verdict_and_why(site: Path) -> None:
 
 def test_a_campus_page_has_a_table_and_a_chart_per_metric(site: Path) -> None:
     page = doc(site, "ledger/colossus-1/index.html")
-    timelines = page.css("section.timeline")
-    assert [words(t.css_first("h3")) for t in timelines][:2] == ["Facility power", "Grid supply"]
-    chart = timelines[0].css_first("svg.chart")
-    assert chart is not None and chart.attributes["role"] == "img"
-    assert words(chart.css_first("title")) == "Facility power over time"
-    assert len(chart.css("circle")) == 2
-    # One figure is one day: a table, but nothing to draw.
-    assert timelines[1].css_first("svg") is None and timelines[1].css_first("table")
+    timelines = {words(t.css_first("h3")): t for t in page.css("section.timeline")}
+    assert list(timelines)[:2] == ["Facility power", "Grid supply"]
+    chips = timelines["Chips"].css_first("svg.chart")
+    assert chips is not None and chips.attributes["role"] == "img"
+    assert words(chips.css_first("title")) == "Chips over time"
+    assert len(chips.css("circle")) == 3
+    # The corrected 300 MW is listed, struck through, and drawn nowhere: what counts of
+    # facility power is one plan, on one day, so there is a table and nothing to draw.
+    facility = timelines["Facility power"]
+    assert facility.css_first("svg") is None
+    (struck,) = facility.css("tr.retired")
+    assert words(struck.css_first("del")) == "300 MW"
+    assert "corrected by" in words(struck) and struck.css_first("a[href*='corrections']")
+    assert timelines["Grid supply"].css_first("svg") is None
 
 
 def test_the_scenario_page_computes_each_future(site: Path) -> None:
@@ -116,7 +122,9 @@ def test_the_scenario_page_computes_each_future(site: Path) -> None:
 def test_as_of_builds_the_scorecard_as_it_stood(tmp_path: Path) -> None:
     site = built(BUNDLED, tmp_path / "site", "--as-of", "2025-12-31")
     row = doc(site, "scorecard/index.html").css_first("#row-11")
-    assert words(row.css_first(".answer .value")) == "300 MW"
+    # Of the figures known by then: Colossus 1's grid supply, which Tom's Hardware's page,
+    # undated, says it wrote in 2025; the other sites' power is known only later.
+    assert words(row.css_first(".answer .value")) == "150 MW"
     assert "Colossus 1" in words(row.css_first(".answer"))
     assert "as of 31 December 2025" in words(doc(site, "tests/index.html").css_first(".verdict"))
 

@@ -73,16 +73,18 @@ def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_summary_is_computed_from_the_record(bundled: Path) -> None:
     data = twin(bundled)
     assert (data["campuses"], data["parties"], len(data["edges"])) == (10, 20, 32)
-    assert data["total"]["power_mw"] == 1000 and data["total"]["chips"] == 700_000
+    # Colossus 1 at 150 MW of grid supply (its 300 MW corrected), Colossus 2 at 200 MW and
+    # Prometheus at 500 MW; 200,000 GPUs at Colossus 1 and 500,000 Trainium2 at Rainier.
+    assert data["total"]["power_mw"] == 850 and data["total"]["chips"] == 700_000
     xai = owner(data, "xai")
     assert xai["campuses"] == ["colossus-1", "colossus-2", "southaven"]
-    assert xai["power_mw"] == 500
+    assert xai["power_mw"] == 350
     tesla = [e for e in data["edges"] if e["party"] == "tesla"]
     assert {e["supplies"] for e in tesla} == {"Megapack batteries"}
     assert all(e["source"] and e["quote_status"] == "verified" for e in tesla)
     html = HTMLParser(file_for(bundled, "/vol1/machine").read_text(encoding="utf-8"))
     summary = html.css_first(".machine-summary").text()
-    assert "10 campuses" in " ".join(summary.split()) and "1,000 MW" in summary
+    assert "10 campuses" in " ".join(summary.split()) and "850 MW" in summary
 
 
 def test_a_campus_added_to_the_record_changes_the_summary(tmp_path: Path, bundled: Path) -> None:
@@ -94,7 +96,7 @@ def test_a_campus_added_to_the_record_changes_the_summary(tmp_path: Path, bundle
     assert owner(after, "xai")["power_mw"] == owner(before, "xai")["power_mw"] + 250
     assert after["total"]["chips"] == before["total"]["chips"] + 50_000
     html = HTMLParser(file_for(site, "/vol1/machine").read_text(encoding="utf-8"))
-    assert "1,250 MW" in html.css_first(".machine-summary").text()
+    assert "1,100 MW" in html.css_first(".machine-summary").text()
     rows = [" ".join(r.text().split()) for r in html.css("table.machine-roles tbody tr")]
     assert any(r.startswith("NVIDIA supplier Colossus 3 GB300 racks") for r in rows)
     assert html.css_first('svg.machine a[href="/vol1/ledger/colossus-3"]')

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from sourcebook import derive as derived
 from sourcebook.check import CHECKED, check_record
+from sourcebook.check.as_of import as_it_stood, proved_as_it_stood
 from sourcebook.check.house import check_same_as, check_volume_paths, volume_name
 from sourcebook.check.result import Checked, CheckedHouse
 from sourcebook.compile import (
@@ -89,13 +90,14 @@ def build(
     diagnostics = Diagnostics()
     kept = kept if kept is not None else KeptRuns.load(Path(root), site=True)
     record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)
-    shown = without_drafts(record, graph, drafts, kept.linked) if record is not None else None
-    if record is None or shown is None:
+    if record is None:
         kept.done(Path(root))
         return Build(Checked(None, graph, diagnostics, as_of))
+    then = as_it_stood(record, graph, as_of, kept.linked)
+    shown = without_drafts(*then, drafts, kept.linked)
     with SiteBuild(*shown, jobs=jobs, notify_url=notify_url, search=search, kept=kept.site) as site:
         site.render_prose()  # overlaps with check: the prose needs only the linked record
-        checked = check_linked(record, graph, diagnostics, as_of, kept)
+        checked = check_linked(record, graph, diagnostics, as_of, kept, then)
         shown_checked = published(checked, linked=shown, kept=kept.compiled) if checked.ok else None
         kept.done(Path(root))
         if shown_checked is None:
@@ -209,15 +211,20 @@ def check_linked(
     diagnostics: Diagnostics,
     as_of: date | None,
     kept: KeptRuns | None = None,
+    then: tuple[Record, Graph] | None = None,
 ) -> Checked:
-    """Every rule over the linked record; then its own queries, over it compiled in memory.
-    `kept`: each entity's results of the entity rules, and the queries' last run (as for
-    `isolated`), from earlier runs."""
+    """Every rule over the linked record; then its own queries, over the record as it stood
+    on `as_of` (`then`, where already cut) compiled in memory. What is checked is the
+    record as it stood. `kept`: each entity's results of the entity rules, and the
+    queries' last run (as for `isolated`), from earlier runs."""
     proofs = check_record(record, graph, diagnostics, kept=kept.checked if kept else None)
-    with compile_in_memory(record, graph, as_of, proofs, kept.compiled if kept else None) as db:
+    stood, stood_graph = then or as_it_stood(record, graph, as_of, kept.linked if kept else None)
+    stood_proofs = proved_as_it_stood(record, graph, stood, stood_graph, proofs)
+    compiled = kept.compiled if kept else None
+    with compile_in_memory(stood, stood_graph, as_of, stood_proofs, compiled) as db:
         image = db.image()
-    check_queries(record, image, diagnostics, kept.queries if kept else None)
-    return Checked(record, graph, diagnostics, as_of, proofs, image)
+    check_queries(stood, image, diagnostics, kept.queries if kept else None)
+    return Checked(stood, stood_graph, diagnostics, as_of, stood_proofs, image)
 
 
 def check_house(target: Path | str, as_of: date | None = None) -> CheckedHouse:

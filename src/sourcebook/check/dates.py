@@ -6,11 +6,11 @@ from __future__ import annotations
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity, day_end, day_start
+from sourcebook.model.known import PAST_STATUSES
 from sourcebook.model.record import Record
 from sourcebook.model.settings import Settings
 
 # Figures in these states describe what was so, so their day cannot be in the future.
-_PAST_STATUSES = {"operating", "under construction", "cancelled", "market"}
 
 
 def check_dates(entity: Entity, settings: Settings, diagnostics: Diagnostics) -> None:
@@ -31,7 +31,7 @@ def check_dates(entity: Entity, settings: Settings, diagnostics: Diagnostics) ->
             entity.pos("updated"), "D003", f"updated {updated} before it was published ({date})"
         )
     for index, figure in enumerate(getattr(entity, "figures", [])):
-        if figure.status.value in _PAST_STATUSES and day_start(figure.as_of) > closes:
+        if figure.status in PAST_STATUSES and day_start(figure.as_of) > closes:
             diagnostics.error(
                 entity.pos("figures", index, "as_of"),
                 "D001",

@@ -34,6 +34,7 @@ from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read, sche
 from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph, link_record, without_drafts
 from sourcebook.model.kinds import KINDS
+from sourcebook.model.known import known
 from sourcebook.model.record import Record
 from sourcebook.read.kept import Kept
 from sourcebook.runtime.collector import collector_paused
@@ -190,13 +191,14 @@ def fill(
             ("query_seconds", str(record.settings.limits.query_seconds)),
         ],
     )
+    clock = known(record)
     write_vocabulary(db)
-    write_entities(db, record, search, kept)
+    write_entities(db, record, clock, search, kept)
     if refs:
         write_refs(db, graph)
     write_library(db, record)
     write_quotes(db, graph, proofs)
-    write_figures(db, record, proofs)
+    write_figures(db, record, proofs, clock)
     write_parties(db, record, proofs)
     write_parameters(db, record)
     restrict(db, day)

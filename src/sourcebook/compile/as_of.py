@@ -1,8 +1,11 @@
-"""The record as it stood on a day: what was known then, and nothing dated after it.
+"""The compiled record as it stood on a day: what was known then, and nothing dated after.
 
 Every dated row of the compiled record carries `known_from`, the first day on which the
-record could have held it (NULL: always). Reading the record as of a day deletes every
-row known only later, then whatever rested on them.
+record could have held it (`model/known.py`; NULL for the book's own apparatus, which
+stands on every day). Reading the record as of a day deletes every row known only later,
+then whatever rested on them, and moves each figure retired by then from `figures` to
+`retired_figures`. It gives the database of the record cut at that day
+(`model.known.record_as_of`), which is how the histories walk back a month at a time.
 """
 
 from __future__ import annotations
@@ -12,22 +15,12 @@ from datetime import date
 
 from sourcebook.compile.noted import watched
 from sourcebook.model.base import day_start
-from sourcebook.model.kinds import KINDS, Figure, FigureStatus
-
-PAST_STATUSES = frozenset(
-    {
-        FigureStatus.OPERATING,
-        FigureStatus.UNDER_CONSTRUCTION,
-        FigureStatus.CANCELLED,
-        FigureStatus.MARKET,
-    }
-)
-"""Figures in these states say what was so on their day, so they are not known before it."""
+from sourcebook.model.kinds import KINDS
 
 DATED_TABLES = (
     "figures",
+    "retired_figures",
     "entities",
-    "library_items",
     *(kind.folder for kind in KINDS),
 )
 
@@ -39,10 +32,10 @@ _CLEAN_UP = {
     " WHERE e.kind = search.kind AND e.id = search.id)",
     "quotes": "DELETE FROM quotes WHERE source NOT IN (SELECT id FROM sources) OR NOT EXISTS"
     " (SELECT 1 FROM entities e WHERE e.kind = quotes.owner_kind AND e.id = quotes.owner_id)",
-    "figure_inputs": "DELETE FROM figure_inputs WHERE figure NOT IN (SELECT id FROM figures)"
-    " OR input NOT IN (SELECT id FROM figures)",
-    "source_library": "DELETE FROM source_library WHERE source NOT IN (SELECT id FROM sources)"
-    " OR shelf NOT IN (SELECT shelf FROM library_items)",
+    "figure_inputs": "DELETE FROM figure_inputs WHERE figure NOT IN (SELECT id FROM figures"
+    " UNION ALL SELECT id FROM retired_figures) OR input NOT IN (SELECT id FROM figures"
+    " UNION ALL SELECT id FROM retired_figures)",
+    "source_library": "DELETE FROM source_library WHERE source NOT IN (SELECT id FROM sources)",
     "campus_parties": "DELETE FROM campus_parties WHERE source IS NOT NULL"
     " AND source NOT IN (SELECT id FROM sources)",
 }
@@ -50,19 +43,19 @@ _CLEAN_UP = {
 the order they are cleaned."""
 
 
+_RETIRE = (
+    "INSERT INTO figures SELECT * FROM retired_figures WHERE retired_from > ?1",
+    "DELETE FROM retired_figures WHERE retired_from > ?1",
+    "INSERT INTO retired_figures SELECT * FROM figures WHERE retired_from <= ?1",
+    "DELETE FROM figures WHERE retired_from <= ?1",
+)
+"""A figure counts (is in `figures`) until the day it is retired, and from then is in
+`retired_figures`: walking back in time, a figure retired later counts again."""
+
+
 def iso(day: str | None) -> str | None:
     """The first date a possibly partial day can mean, as YYYY-MM-DD."""
     return None if day is None else day_start(day).isoformat()
-
-
-def figure_known_from(figure: Figure, source_date: str | None) -> str | None:
-    """The first day the record could hold a figure: its source's date, the day it was
-    stated, and, for a figure that says what was so, the day it holds for."""
-    days = [iso(source_date), iso(figure.stated)]
-    if figure.status in PAST_STATUSES:
-        days.append(iso(figure.as_of))
-    known = [d for d in days if d is not None]
-    return max(known) if known else None
 
 
 def restrict(db: sqlite3.Connection, day: date) -> None:
@@ -70,6 +63,8 @@ def restrict(db: sqlite3.Connection, day: date) -> None:
     shown = day.isoformat()
     for table in DATED_TABLES:
         db.execute(f'DELETE FROM "{table}" WHERE known_from > ?', (shown,))
+    for statement in _RETIRE:
+        db.execute(statement, (shown,))
     present = tables(db)
     for table, statement in _CLEAN_UP.items():
         if table in present:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from sourcebook.compile.as_of import figure_known_from, iso
+from sourcebook.compile.as_of import iso
 from sourcebook.compile.rows import quote_status
 from sourcebook.library.report import QuoteReport
 from sourcebook.model.base import day_end
 from sourcebook.model.figures import EVIDENCED, GRADE_RANK, Placed, placed_figures
 from sourcebook.model.kinds import Grade
+from sourcebook.model.known import Known
 from sourcebook.model.record import Record
+from sourcebook.model.retired import Retired, retired
 from sourcebook.model.units import DIMENSIONS, METRICS, metric
 
 
@@ -26,12 +28,18 @@ def write_vocabulary(db: sqlite3.Connection) -> None:
     )
 
 
-def write_figures(db: sqlite3.Connection, record: Record, proofs: QuoteReport | None) -> None:
+def write_figures(
+    db: sqlite3.Connection, record: Record, proofs: QuoteReport | None, clock: Known
+) -> None:
+    """Every figure into `figures`, with the day it is known from and, for one a correction
+    or the record's doubt retires, the day it stops counting (`restrict` moves it to
+    `retired_figures` from that day)."""
     statuses = quote_status(proofs)
+    gone = retired(record, clock)
     rows: list[tuple] = []
     inputs: list[tuple[str, str, int]] = []
     for placed in placed_figures(record):
-        rows.append(_figure_row(placed, record, statuses))
+        rows.append(_figure_row(placed, statuses, clock, gone.get(placed.id)))
         inputs.extend((placed.id, i, n) for n, i in enumerate(placed.figure.inputs, 1))
     if rows:
         marks = ", ".join("?" * len(rows[0]))
@@ -39,12 +47,10 @@ def write_figures(db: sqlite3.Connection, record: Record, proofs: QuoteReport | 
     db.executemany("INSERT INTO figure_inputs VALUES (?, ?, ?)", inputs)
 
 
-def _figure_row(placed: Placed, record: Record, statuses: dict) -> tuple:
+def _figure_row(placed: Placed, statuses: dict, clock: Known, retired_as: Retired | None) -> tuple:
     figure, owner = placed.figure, placed.owner
     base = placed.base()
     known = metric(figure.metric)
-    source = record.get("source", figure.source) if figure.source else None
-    source_date = getattr(source, "date", None)
     field = f"figures.{placed.index}.quote"
     return (
         placed.id,
@@ -63,6 +69,7 @@ def _figure_row(placed: Placed, record: Record, statuses: dict) -> tuple:
         figure.chip,
         figure.qualifier,
         figure.status.value,
+        figure.phase,
         figure.as_of,
         iso(figure.as_of),
         day_end(figure.as_of).isoformat(),
@@ -76,7 +83,10 @@ def _figure_row(placed: Placed, record: Record, statuses: dict) -> tuple:
         figure.note,
         figure.currency_year,
         figure.stated,
-        figure_known_from(figure, source_date),
+        clock.figures[placed.id].isoformat(),
+        retired_as.day.isoformat() if retired_as else None,
+        retired_as.correction if retired_as else None,
+        retired_as.why if retired_as else None,
         owner.file,
         placed.pos().line,
     )

@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from sourcebook.compile.as_of import iso
 from sourcebook.compile.schema import kind_columns
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
+from sourcebook.model.known import Known
 from sourcebook.model.record import Record
 from sourcebook.model.refs import QuoteClaim
 from sourcebook.read.kept import Kept
@@ -83,15 +83,19 @@ def insert_rows(db: sqlite3.Connection, into: str, rows: Sequence[tuple]) -> Non
     db.executemany(f"INSERT INTO {into} VALUES {one}", rows[whole:])
 
 
-def entity_known_from(entity: Entity) -> str | None:
-    """Sources and corrections are not known before their date; nothing else is dated."""
-    if entity.KIND in ("source", "correction"):
-        return iso(getattr(entity, "date", None))
-    return None
+def known_from(clock: Known, key: tuple[str, str]) -> str | None:
+    """An entity's `known_from`: the day the record could first have held it (NULL for the
+    book's own apparatus, which stands on every day; `model/known.py`)."""
+    day = clock.entity(key)
+    return day.isoformat() if day is not None else None
 
 
 def write_entities(
-    db: sqlite3.Connection, record: Record, search: bool = True, kept: Kept | None = None
+    db: sqlite3.Connection,
+    record: Record,
+    clock: Known,
+    search: bool = True,
+    kept: Kept | None = None,
 ) -> None:
     """Each kind's table, `entities`, `aliases`, and the full-text index where `search`.
     `kept`: each entity's rows from earlier runs, by what it was read from (see `rows_of`)."""
@@ -104,7 +108,8 @@ def write_entities(
         names = ", ".join(f'"{c}"' for c in ["id", "title", *columns])
         rows = []
         for entity in record.of(kind.name):
-            row, listed, its_aliases, text = rows_of(entity, columns, search, record, kept)
+            known = known_from(clock, entity.key)
+            row, listed, its_aliases, text = rows_of(entity, columns, search, record, kept, known)
             rows.append(row)
             entities.append(listed)
             aliases.extend(its_aliases)
@@ -120,25 +125,34 @@ def write_entities(
 Rows = tuple[tuple, tuple, tuple[tuple, ...], tuple | None]
 """An entity's row of its kind's table, of `entities`, of `aliases`, and of `search`."""
 
-Made = tuple[tuple, int, str | None]
+Made = tuple[tuple, int]
 """What making an entity's rows costs, kept: its columns' values as SQLite stores them
-(lists and objects as JSON), its line and the day it is known from."""
+(lists and objects as JSON), and its line."""
 
 
-def rows_of(entity: Entity, columns: list[str], search: bool, record: Record, kept: Kept) -> Rows:
-    """The entity's rows. Its columns' values are made from the entity alone, so they are
-    kept under the hash of the file it was read from (`Record.read_as`) and made again only
-    where that changed; the rest (its id, title, body, aliases, prose) it holds as it is."""
+def rows_of(
+    entity: Entity,
+    columns: list[str],
+    search: bool,
+    record: Record,
+    kept: Kept,
+    known: str | None = None,
+) -> Rows:
+    """The entity's rows, `known` its `known_from`. Its columns' values are made from the
+    entity alone, so they are kept under the hash of the file it was read from
+    (`Record.read_as`) and made again only where that changed; the rest (its id, title,
+    body, aliases, prose, and the day it is known from, which other entities decide) it
+    holds as it is."""
     read_as = record.read_as.get(entity.key)
     key = Kept.key(COMPILED, read_as) if read_as else None
     made = kept.fetch(key, partial(_well_formed, len(columns))) if key is not None else None
     if made is None:
         values = tuple(sql_value(getattr(entity, c)) for c in columns)
-        made = (values, entity.pos().line, entity_known_from(entity))
+        made = (values, entity.pos().line)
         if key is not None:
             kept.put(key, made)
             kept.share(key, made)
-    values, line, known = made
+    values, line = made
     kind = entity.KIND
     return (
         (entity.id, entity.title, *values, entity.body, entity.file, line, known),
@@ -151,15 +165,14 @@ def rows_of(entity: Entity, columns: list[str], search: bool, record: Record, ke
 def _well_formed(columns: int, found: Any) -> Made | None:
     """What is kept, where it has the shape of `Made`, each value one SQLite stores as it
     is; else None."""
-    if not (type(found) is tuple and len(found) == 3):
+    if not (type(found) is tuple and len(found) == 2):
         return None
-    values, line, known = found
+    values, line = found
     shaped = (
         type(values) is tuple
         and len(values) == columns
         and all(type(value) in _AS_IS for value in values)
         and type(line) is int
-        and type(known) in (str, type(None))
     )
     return found if shaped else None
 
@@ -206,7 +219,7 @@ def write_library(db: sqlite3.Connection, record: Record) -> None:
                 item.sha256,
                 item.how,
                 item.by,
-                iso(item.captured),
+                None,  # the Library stands whole on every day: see `model.known`
             )
             for item in library or []
         ],

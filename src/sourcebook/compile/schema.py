@@ -12,6 +12,7 @@ import typing
 from collections.abc import Iterable
 from typing import Any
 
+from sourcebook.compile.meanings import MEANINGS
 from sourcebook.model.base import Kind
 
 SCHEMA_VERSION = "1"
@@ -19,6 +20,22 @@ SCHEMA_VERSION = "1"
 
 OWN_TABLES = {"figures", "parties", "parameters"}
 """Fields whose items live in tables of their own rather than as JSON in their kind's table."""
+
+FIGURE_COLUMNS = """
+    id TEXT PRIMARY KEY, owner_kind TEXT NOT NULL, owner_id TEXT NOT NULL,
+    campus TEXT, party TEXT, position INTEGER NOT NULL,
+    metric TEXT NOT NULL, metric_label TEXT, dimension TEXT,
+    value REAL NOT NULL, unit TEXT NOT NULL, base_value REAL, base_unit TEXT,
+    chip TEXT, qualifier TEXT, status TEXT NOT NULL, phase TEXT,
+    as_of TEXT NOT NULL, as_of_start TEXT NOT NULL, as_of_end TEXT NOT NULL,
+    grade TEXT NOT NULL REFERENCES grades(grade), grade_rank INTEGER NOT NULL,
+    evidenced INTEGER NOT NULL, source TEXT, quote TEXT, quote_status TEXT,
+    method TEXT, note TEXT, currency_year INTEGER, stated TEXT, known_from TEXT,
+    retired_from TEXT, retired_by TEXT, retired_why TEXT,
+    file TEXT, line INTEGER
+"""
+"""`figures` holds the figures that count on the database's day; `retired_figures`, with the
+same columns, those a correction or the record's own doubt retired by then."""
 
 TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -38,20 +55,10 @@ CREATE TABLE grades (
 CREATE TABLE metrics (
     metric TEXT PRIMARY KEY, label TEXT NOT NULL, dimension TEXT NOT NULL, unit TEXT NOT NULL
 );
-CREATE TABLE figures (
-    id TEXT PRIMARY KEY, owner_kind TEXT NOT NULL, owner_id TEXT NOT NULL,
-    campus TEXT, party TEXT, position INTEGER NOT NULL,
-    metric TEXT NOT NULL, metric_label TEXT, dimension TEXT,
-    value REAL NOT NULL, unit TEXT NOT NULL, base_value REAL, base_unit TEXT,
-    chip TEXT, qualifier TEXT, status TEXT NOT NULL,
-    as_of TEXT NOT NULL, as_of_start TEXT NOT NULL, as_of_end TEXT NOT NULL,
-    grade TEXT NOT NULL REFERENCES grades(grade), grade_rank INTEGER NOT NULL,
-    evidenced INTEGER NOT NULL, source TEXT, quote TEXT, quote_status TEXT,
-    method TEXT, note TEXT, currency_year INTEGER, stated TEXT, known_from TEXT,
-    file TEXT, line INTEGER
-);
+CREATE TABLE figures ({figure_columns});
 CREATE INDEX figures_by_owner ON figures (owner_kind, owner_id, metric);
 CREATE INDEX figures_by_metric ON figures (metric, status);
+CREATE TABLE retired_figures ({figure_columns});
 CREATE TABLE figure_inputs (
     figure TEXT NOT NULL, input TEXT NOT NULL, position INTEGER NOT NULL
 );
@@ -78,7 +85,7 @@ CREATE TABLE quotes (
     source TEXT NOT NULL, text TEXT NOT NULL, status TEXT, shelf TEXT, locator TEXT,
     file TEXT, line INTEGER, col INTEGER
 );
-"""
+""".replace("{figure_columns}", FIGURE_COLUMNS)
 
 SEARCH = """
 CREATE VIRTUAL TABLE search USING fts5(
@@ -88,8 +95,12 @@ CREATE VIRTUAL TABLE search USING fts5(
 """The full-text index. The in-memory database that check queries leaves it out unless a
 query may read it (see `sourcebook.compile.compile_in_memory`)."""
 
-VIEWS = """
+VIEWS = (
+    """
 CREATE VIEW record_day AS SELECT value AS day FROM meta WHERE key = 'as_of';
+"""
+    + MEANINGS
+    + """
 CREATE VIEW evidenced_figures AS SELECT * FROM figures WHERE evidenced = 1;
 CREATE VIEW latest_figures AS
 SELECT * FROM (
@@ -99,6 +110,7 @@ SELECT * FROM (
     ) AS recency FROM figures f
 ) WHERE recency = 1;
 """
+)
 
 
 _READS = {

@@ -13,6 +13,8 @@ The site and the data releases read these, each from a compiled record opened wi
   and the tests' histories;
 - `machine(db)`: every campus and party as one machine: who does what where, and what
   each owner's campuses evidence of power and chips;
+- `campus_states(db)`: each campus's stage, evidenced power and chips, as the compiled
+  record's views define them (docs/database.md);
 - `derive_all(db)`: all of the above at once, each campus's and party's timelines included;
 - `derive_checked(checked)`: `derive_all` over the database check compiled, in the sandbox.
 """
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 
 from sourcebook.check.result import Checked
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError, open_image, open_record
+from sourcebook.derive.campuses import CampusState, campus_states
 from sourcebook.derive.charts import ChartData, Overview, chart_data, overview
 from sourcebook.derive.machine import EMPTY as EMPTY_MACHINE
 from sourcebook.derive.machine import Machine, machine
@@ -58,6 +61,8 @@ class Derived:
     overview: Overview | None = None
     """The record's size and the power it evidences running, for the record at a glance."""
     machine: Machine = field(default_factory=lambda: EMPTY_MACHINE)
+    campuses: dict[str, CampusState] = field(default_factory=dict)
+    """Each campus's stage, evidenced power and chips on the record's day, by id."""
 
     def row(self, indicator: str) -> Row | None:
         return next((r for r in self.rows if r.indicator == indicator), None)
@@ -91,6 +96,7 @@ def derive_all(db: CompiledRecord) -> Derived:
         chart_data(db, rows, lambda: verdict_history(db, history_months(db))),
         overview(db),
         machine(db),
+        campus_states(db),
     )
 
 
@@ -104,6 +110,7 @@ def derive_checked(checked: Checked, remembered: Remembered | None = None) -> De
 
 __all__ = [
     "Answer",
+    "CampusState",
     "ChartData",
     "Overview",
     "Derived",

@@ -115,7 +115,7 @@ class Overview:
     campuses: int
     operating_campuses: int
     operating_mw: float
-    """The sum over campuses of each one's latest evidenced operating power figure."""
+    """The sum over campuses of each one's evidenced operating power (`campus_power`)."""
     operating_figures: tuple[str, ...]
     """The figures that sum."""
     figures: int
@@ -130,13 +130,7 @@ def overview(db: CompiledRecord) -> Overview:
     def one(sql: str) -> Any:
         return db.rows(sql)[0][0]
 
-    latest = db.rows(
-        "SELECT id, base_value FROM (SELECT id, base_value, ROW_NUMBER() OVER ("
-        " PARTITION BY campus ORDER BY as_of_end DESC, metric = 'it-power' DESC, grade_rank,"
-        " position) AS n FROM figures WHERE campus IS NOT NULL AND evidenced = 1"
-        " AND status = 'operating' AND metric IN ('it-power', 'facility-power')"
-        " AND base_value IS NOT NULL) WHERE n = 1 ORDER BY id"
-    )
+    latest = db.rows("SELECT figure AS id, watts AS base_value FROM campus_power ORDER BY figure")
     return Overview(
         campuses=one("SELECT COUNT(*) FROM campuses"),
         operating_campuses=len(latest),

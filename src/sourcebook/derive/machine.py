@@ -4,8 +4,8 @@ The book's subtitle is "Five Races, One Machine". Read from the compiled record:
 campus and each party with a role at one is a node; each party's entry in a campus's
 list is an edge with its roles, what it supplies, its source and the words that say so.
 The summary counts, for each owner, its campuses and the power and chips the evidence
-shows running there: a campus's latest evidenced operating figure, as the scorecard's
-"Total evidenced operating power" counts it.
+shows running there: each campus's evidenced operating power and chips running, as the
+record's views define them (`compile/meanings.py`) and the scorecard counts them.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from sourcebook.compile.database import CompiledRecord
+from sourcebook.derive.campuses import Carried, campus_states
 
 NO_OWNER = ""
 """The owner of campuses whose owner the record does not name."""
@@ -25,23 +26,14 @@ FROM campus_parties cp
 JOIN campuses c ON c.id = cp.campus JOIN parties p ON p.id = cp.party
 ORDER BY cp.campus, cp.position, cp.rowid
 """
-_CAMPUSES = "SELECT id, title, status FROM campuses ORDER BY id"
+_CAMPUSES = """
+SELECT c.id, c.title, s.stage AS status FROM campuses c JOIN campus_stage s ON s.campus = c.id
+ORDER BY c.id
+"""
 _PARTIES = """
 SELECT id, title, type FROM parties WHERE id IN (SELECT party FROM campus_parties)
 ORDER BY id
 """
-# A campus's latest evidenced operating figure of a dimension, as the scorecard counts it.
-_LATEST = """
-WITH ranked AS (
-  SELECT campus, id, base_value, chip, ROW_NUMBER() OVER (
-    PARTITION BY campus ORDER BY as_of_end DESC, grade_rank, base_value DESC) AS n
-  FROM figures
-  WHERE campus IS NOT NULL AND status = 'operating' AND evidenced = 1
-    AND base_value IS NOT NULL AND {where})
-SELECT campus, id, base_value, chip FROM ranked WHERE n = 1
-"""
-POWER = "metric IN ('it-power', 'facility-power')"
-CHIPS = "dimension = 'chips'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +43,7 @@ class Node:
     id: str
     title: str
     detail: str
-    """A campus's status; a party's type."""
+    """A campus's stage (`campus_stage`); a party's type."""
     degree: int
     """How many edges meet here."""
 
@@ -130,7 +122,9 @@ def machine(db: CompiledRecord) -> Machine:
         Node("party", r["id"], r["title"], r["type"] or "", degree["party", r["id"]])
         for r in db.rows(_PARTIES)
     ]
-    power, chips = _latest(db, POWER), _latest(db, CHIPS)
+    states = campus_states(db)
+    power = {c: _evidenced(s.power) for c, s in states.items() if s.power is not None}
+    chips = {c: _evidenced(s.chips) for c, s in states.items() if s.chips is not None}
     campuses = [n.id for n in nodes if n.kind == "campus"]
     owned: dict[str, list[str]] = defaultdict(list)
     for edge in edges:
@@ -169,11 +163,8 @@ def _edges(db: CompiledRecord) -> list[Edge]:
     return edges
 
 
-def _latest(db: CompiledRecord, where: str) -> dict[str, Evidenced]:
-    return {
-        r["campus"]: Evidenced(r["id"], r["base_value"], r["chip"])
-        for r in db.rows(_LATEST.format(where=where))
-    }
+def _evidenced(carried: Carried) -> Evidenced:
+    return Evidenced(carried.figure, carried.value, carried.chip)
 
 
 def _holding(

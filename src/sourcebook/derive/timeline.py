@@ -11,8 +11,14 @@ from sourcebook.model.units import METRICS, UnitError, convert, metric
 
 _FIGURE_COLUMNS = (
     "id, owner_kind, owner_id, metric, value, unit, base_value, chip, qualifier, status, as_of,"
-    " as_of_start, as_of_end, grade, evidenced, source, quote, quote_status, note"
+    " as_of_start, as_of_end, grade, evidenced, source, quote, quote_status, note, position,"
+    " retired_by, retired_why"
 )
+_LISTED = (
+    f"(SELECT {_FIGURE_COLUMNS}, 0 AS retired FROM figures"
+    f" UNION ALL SELECT {_FIGURE_COLUMNS}, 1 AS retired FROM retired_figures)"
+)
+"""Every figure a page lists: those that count, and those retired, which it shows struck."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +43,11 @@ class TimelinePoint:
     chip: str | None
     qualifier: str | None
     note: str | None
+    retired: bool = False
+    """Retired by a correction or the record's doubt: listed struck through, drawn nowhere."""
+    retired_by: str | None = None
+    """The correction that retired it."""
+    retired_why: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,16 +63,17 @@ class Timeline:
 
     def statuses(self) -> list[str]:
         """The statuses on the timeline, in the order they first appear: one series each."""
-        return list(dict.fromkeys(p.status for p in self.points))
+        return list(dict.fromkeys(p.status for p in self.points if not p.retired))
 
     def series(self, status: str) -> list[TimelinePoint]:
-        return [p for p in self.points if p.status == status]
+        """The figures of one status that count: a retired figure is drawn nowhere."""
+        return [p for p in self.points if p.status == status and not p.retired]
 
 
 def timeline(db: CompiledRecord, owner_id: str, metric_id: str, kind: str = "campus") -> Timeline:
     """The figures of one metric of a campus (or, with kind='party', a party), by day."""
     rows = db.rows(
-        f"SELECT {_FIGURE_COLUMNS} FROM figures WHERE owner_kind = ? AND owner_id = ?"
+        f"SELECT * FROM {_LISTED} WHERE owner_kind = ? AND owner_id = ?"
         " AND metric = ? ORDER BY as_of_start, as_of_end, position",
         (kind, owner_id, metric_id),
     )
@@ -71,7 +83,7 @@ def timeline(db: CompiledRecord, owner_id: str, metric_id: str, kind: str = "cam
 def timelines(db: CompiledRecord, owner_id: str, kind: str = "campus") -> list[Timeline]:
     """A timeline for each metric the owner has figures for, known metrics first."""
     found = db.rows(
-        "SELECT DISTINCT metric FROM figures WHERE owner_kind = ? AND owner_id = ?",
+        f"SELECT DISTINCT metric FROM {_LISTED} WHERE owner_kind = ? AND owner_id = ?",
         (kind, owner_id),
     )
     return [timeline(db, owner_id, name, kind) for name in _metric_order(r[0] for r in found)]
@@ -80,7 +92,7 @@ def timelines(db: CompiledRecord, owner_id: str, kind: str = "campus") -> list[T
 def all_timelines(db: CompiledRecord, kind: str = "campus") -> dict[str, list[Timeline]]:
     """Every owner's timelines at once (one query, not one per owner): what a site shows."""
     rows = db.rows(
-        f"SELECT {_FIGURE_COLUMNS} FROM figures WHERE owner_kind = ?"
+        f"SELECT * FROM {_LISTED} WHERE owner_kind = ?"
         " ORDER BY owner_id, as_of_start, as_of_end, position",
         (kind,),
     )
@@ -150,4 +162,7 @@ def _point(row, unit: str) -> TimelinePoint:  # type: ignore[no-untyped-def]
         chip=row["chip"],
         qualifier=row["qualifier"],
         note=row["note"] or None,
+        retired=bool(row["retired"]),
+        retired_by=row["retired_by"],
+        retired_why=row["retired_why"],
     )

@@ -62,6 +62,9 @@ class Origin:
     places: dict[Path_, Place]
     body_line: int | None
     spans: dict[Path_, str]
+    figure_index: tuple[int, ...] | None = None
+    """For an entity cut to what was known on a day (`model/known.py`): each figure's place
+    in the list as written, so that a figure keeps its id and its position."""
 
 
 _NOWHERE = Origin("", {}, None, {})

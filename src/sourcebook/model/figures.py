@@ -60,11 +60,14 @@ class Placed:
         return value, dimension.name
 
 
+def placed(owner: Entity) -> list[Placed]:
+    """The figures of a campus or party, each at its place in the list as written (which a
+    record cut to an earlier day keeps: see `model/known.py`)."""
+    figures = getattr(owner, "figures", [])
+    index = owner.origin.figure_index or range(len(figures))
+    return [Placed(owner, i, figure) for i, figure in zip(index, figures, strict=True)]
+
+
 def placed_figures(record: Record) -> list[Placed]:
     """Every figure of every campus and party, in record order."""
-    return [
-        Placed(owner, index, figure)
-        for kind in OWNER_KINDS
-        for owner in record.of(kind)
-        for index, figure in enumerate(getattr(owner, "figures", []))
-    ]
+    return [p for kind in OWNER_KINDS for owner in record.of(kind) for p in placed(owner)]

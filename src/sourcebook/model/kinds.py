@@ -153,6 +153,16 @@ class Figure(Strict):
         le=2200,
         description="For money: the year whose currency the value is in; else `as_of`'s year.",
     )
+    phase: str | None = Field(
+        default=None,
+        description="The phase of the campus it is about (`1`, `2`, `Phase 2`), where the "
+        "campus is built in phases: each phase has a stage of its own.",
+    )
+    unreliable: str | None = Field(
+        default=None,
+        description="Why the record does not trust the figure: it is kept and shown struck "
+        "through, and counts nowhere.",
+    )
 
 
 class Campus(Entity):
@@ -333,6 +343,11 @@ class Correction(Entity):
     )
     wrong: str = Field(description="What was said.")
     right: str = Field(description="What is so.")
+    corrects: list[str] = Field(
+        default_factory=list,
+        description="Ids of the figures it corrects: from its date on, each counts nowhere "
+        "and is shown struck through with the correction beside it.",
+    )
 
 
 class Evidence(Strict):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 from sourcebook.model.base import Entity
@@ -25,6 +26,10 @@ class Record:
     read_as: dict[tuple[str, str], bytes] = field(default_factory=dict)
     """The hash of what each entity was read from (its file's text and path), for the
     stages that keep what they made of it from run to run (`read.kept`)."""
+    withheld: dict[tuple[str, str], date] = field(default_factory=dict)
+    """For a record cut to what was known on a day (`model/known.py`): each entity left out
+    as not yet known, and the day it is known from. A reference to one is no error: the
+    site shows its words without a link."""
     library: Library = field(init=False)
     """The archived copies of the sources in library/; empty where there is none."""
 
@@ -67,6 +72,7 @@ class Record:
                 drafts.setdefault(entity.KIND, set()).add(entity.id)
         kept = Record(self.root, self.settings, broken=set(self.broken))
         kept.library = self.library
+        kept.withheld = dict(self.withheld)
         # an entity as published is its file's and the drafts' it leaves out: read as both
         left_out = repr(sorted((kind, sorted(ids)) for kind, ids in drafts.items())).encode()
         for entity in self:

@@ -49,8 +49,8 @@ KIND_TABLE_COLUMNS = {
     "id": Column("The entity's id: its file's stem."),
     **WHERE,
     "known_from": Column(
-        "The first day the record could hold it: a source's or correction's date; "
-        "empty for the rest.",
+        "The first day the record could hold it (docs/database.md, 'Two clocks'); empty for "
+        "the book's own apparatus, which stands on every day.",
         type="date",
     ),
 }
@@ -136,15 +136,23 @@ COLUMNS: dict[str, dict[str, Column]] = {
             enum=QUOTE_STATUSES,
         ),
         "known_from": Column(
-            "The first day the record could hold it: the latest of its source's date, its "
-            "stated day and, for a figure of what was so, the day as_of begins.",
+            "The first day the record could hold it: the latest of its source's day (or its "
+            "stated day), its inputs' days and, for a figure of what was so, the day as_of "
+            "begins (docs/database.md, 'Two clocks').",
             type="date",
         ),
+        "retired_from": Column(
+            "The day it stops counting: its correction's day, or the day it is known for a "
+            "figure the record marks unreliable; empty for a figure that counts.",
+            type="date",
+        ),
+        "retired_by": Column("The id of the correction that retires it."),
+        "retired_why": Column("What the site says beside it, struck through."),
         **WHERE,
     },
     "figure_inputs": {
         "figure": Column("An estimate's id."),
-        "input": Column("The id of a figure it rests on."),
+        "input": Column("The id of a figure it rests on (in figures or retired_figures)."),
         "position": Column("The input's place in the estimate's list, from 1."),
     },
     "campus_parties": {
@@ -164,7 +172,9 @@ COLUMNS: dict[str, dict[str, Column]] = {
     },
     "library_items": {
         "size": Column("The original's size in bytes.", unit="byte"),
-        "known_from": Column("The day it was captured.", type="date"),
+        "known_from": Column(
+            "Empty: the Library stands whole on every day; see captured.", type="date"
+        ),
     },
     "source_library": {
         "source": Column("The source's id."),
@@ -196,7 +206,10 @@ TABLE_DESCRIPTIONS = {
     "refs": "The link graph: every resolved reference from one entity to another.",
     "grades": "The evidence grades, ranked.",
     "metrics": "The metrics sourcebook knows, with the unit the site shows each in.",
-    "figures": "Every figure of every campus and party, with its value in base units.",
+    "figures": "Every figure of every campus and party that counts on the data's day, with "
+    "its value in base units.",
+    "retired_figures": "The figures a correction or the record's own doubt retired by the "
+    "data's day: they count nowhere.",
     "figure_inputs": "The figures each of the record's own estimates rests on.",
     "campus_parties": "Who does what where: one row per campus, party and role.",
     "scenario_parameters": "The numbers each scenario is computed from.",
@@ -204,6 +217,9 @@ TABLE_DESCRIPTIONS = {
     "source_library": "Which Library copies each source has.",
     "quotes": "Every quote claim, with what the Library proved of it.",
 }
+
+COLUMNS["retired_figures"] = COLUMNS["figures"]
+FIXED_TABLE_MODELS["retired_figures"] = Figure
 
 EXTRA_KEYS = {"figure_inputs": ("figure", "position"), "source_library": ("source", "position")}
 """Keys the tables hold by construction though SQLite does not declare them."""
@@ -224,7 +240,6 @@ FOREIGN_KEYS: dict[str, list[ForeignKey]] = {
         (("grade",), "grades", ("grade",)),
         (("source",), "sources", ("id",)),
     ],
-    "figure_inputs": [(("figure",), "figures", ("id",)), (("input",), "figures", ("id",))],
     "campus_parties": [
         (("campus",), "campuses", ("id",)),
         (("party",), "parties", ("id",)),
@@ -244,3 +259,5 @@ FOREIGN_KEYS: dict[str, list[ForeignKey]] = {
         (("shelf",), "library_items", ("shelf",)),
     ],
 }
+
+FOREIGN_KEYS["retired_figures"] = FOREIGN_KEYS["figures"]

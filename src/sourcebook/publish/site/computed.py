@@ -11,6 +11,7 @@ from collections import defaultdict
 from markupsafe import Markup
 
 from sourcebook.derive import (
+    CampusState,
     Conflict,
     Derived,
     Row,
@@ -19,6 +20,7 @@ from sourcebook.derive import (
     TimelinePoint,
     Verdict,
 )
+from sourcebook.derive.campuses import Carried
 from sourcebook.derive.scenarios import Year
 from sourcebook.model.base import Entity
 from sourcebook.model.units import UnitError, shown
@@ -45,6 +47,12 @@ class Computed:
         self._scenarios = {s.id: s for s in derived.scenarios}
         self._points = {
             p.figure: p for found in derived.timelines.values() for t in found for p in t.points
+        }
+        self._owners = {
+            p.figure: owner
+            for owner, found in derived.timelines.items()
+            for t in found
+            for p in t.points
         }
 
     # Each part is noted as a page reads it (see `reads.py`), the whole where a page reads
@@ -81,11 +89,34 @@ class Computed:
         READS.note(("d", "point", figure))
         return self._points.get(figure)
 
+    def campus(self, campus: Entity) -> CampusState | None:
+        """The campus's stage, evidenced power and chips, as every page shows them."""
+        READS.note(("d", "campus", campus.id))
+        return self._derived.campuses.get(campus.id)
+
+    def owner(self, figure: str) -> tuple[str, str] | None:
+        """(kind, id) of the campus or party that holds a figure."""
+        READS.note(("d", "point", figure))
+        return self._owners.get(figure)
+
     def scenario(self, scenario: Entity) -> ScenarioResult | None:
         READS.note(("d", "scenario", scenario.id))
         return self._scenarios.get(scenario.id)
 
     # Words.
+
+    @staticmethod
+    def power(carried: Carried | None) -> str:
+        """A campus's evidenced power as every page words it: '150 MW'."""
+        return shown(carried.value / 1e6, "MW") if carried is not None else ""
+
+    @staticmethod
+    def chips(carried: Carried | None) -> str:
+        """A campus's chips as every page words them: '200,000 chips (H100)'."""
+        if carried is None:
+            return ""
+        count = shown(carried.value, "chips")
+        return f"{count} ({carried.chip})" if carried.chip else count
 
     @staticmethod
     def shown(value: float | None, unit: str | None) -> str:

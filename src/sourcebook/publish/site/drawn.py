@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from sourcebook.derive import Derived
 from sourcebook.derive.charts import ChartData
-from sourcebook.model.figures import Placed
+from sourcebook.model.figures import placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
 from sourcebook.publish.site.urls import Urls
@@ -145,9 +145,8 @@ class DrawnCharts:
             for kind in ("campus", "party"):
                 for owner in self.record.of(kind):
                     url = self.urls.entity(owner)
-                    for index, figure in enumerate(getattr(owner, "figures", [])):
-                        placed = Placed(owner, index, figure)
-                        found[placed.id] = f"{url}#figure-{placed.id}"
+                    for figure in placed(owner):
+                        found[figure.id] = f"{url}#figure-{figure.id}"
             self._figure_urls = found
         return self._figure_urls
 

@@ -277,6 +277,7 @@ def derived_parts(derived: Derived) -> Iterator[tuple[Token, Any]]:
     yield from ((("d", "row", r.indicator), r) for r in derived.rows)
     yield from ((("d", "verdict", v.test), v) for v in derived.verdicts)
     yield from ((("d", "scenario", s.id), s) for s in derived.scenarios)
+    yield from ((("d", "campus", c), state) for c, state in derived.campuses.items())
     for owner, timelines in derived.timelines.items():
         yield ("d", "timelines", *owner), timelines
         for timeline in timelines:

@@ -66,11 +66,13 @@ def _term(view: SiteView, entity: Entity) -> str:
 
 def _campus(view: SiteView, campus: Entity) -> str:
     assert isinstance(campus, Campus)
-    parts = [f"{campus.location}, {campus.country}", campus.status.value]
-    power = view.figures.latest(campus, "power")
-    if power is not None:
-        when = f"{power.status.value}, {day(power.as_of)}"
-        parts.append(f"latest power {view.figures.shown(power)} ({when})")
+    parts = [f"{campus.location}, {campus.country}"]
+    state = view.computed.campus(campus)
+    if state is not None:
+        parts.append(state.stage)
+        if state.power is not None:
+            power = view.computed.power(state.power)
+            parts.append(f"evidenced power {power} (as of {day(state.power.as_of)})")
     return " · ".join(parts)
 
 
