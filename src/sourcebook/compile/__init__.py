@@ -199,6 +199,6 @@ def fill(
     write_library(db, record)
     write_quotes(db, graph, proofs)
     write_figures(db, record, proofs, clock)
-    write_parties(db, record, proofs)
+    write_parties(db, record, proofs, clock)
     write_parameters(db, record)
     restrict(db, day)

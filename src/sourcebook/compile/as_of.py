@@ -20,6 +20,7 @@ from sourcebook.model.kinds import KINDS
 DATED_TABLES = (
     "figures",
     "retired_figures",
+    "campus_parties",
     "entities",
     *(kind.folder for kind in KINDS),
 )
@@ -37,7 +38,10 @@ _CLEAN_UP = {
     " UNION ALL SELECT id FROM retired_figures)",
     "source_library": "DELETE FROM source_library WHERE source NOT IN (SELECT id FROM sources)",
     "campus_parties": "DELETE FROM campus_parties WHERE source IS NOT NULL"
-    " AND source NOT IN (SELECT id FROM sources)",
+    " AND source NOT IN (SELECT id FROM sources) OR campus NOT IN (SELECT id FROM campuses)"
+    " OR party NOT IN (SELECT id FROM parties)",
+    "scenario_parameters": "DELETE FROM scenario_parameters"
+    " WHERE scenario NOT IN (SELECT id FROM scenarios)",
 }
 """Each table that rests on dated rows, and how to delete what rested on rows now gone, in
 the order they are cleaned."""

@@ -92,10 +92,12 @@ def _figure_row(placed: Placed, statuses: dict, clock: Known, retired_as: Retire
     )
 
 
-def write_parties(db: sqlite3.Connection, record: Record, proofs: QuoteReport | None) -> None:
+def write_parties(
+    db: sqlite3.Connection, record: Record, proofs: QuoteReport | None, clock: Known
+) -> None:
     statuses = quote_status(proofs)
     db.executemany(
-        "INSERT INTO campus_parties VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO campus_parties VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 campus.id,
@@ -107,6 +109,7 @@ def write_parties(db: sqlite3.Connection, record: Record, proofs: QuoteReport | 
                 party.supplies or None,
                 party.quote,
                 statuses.get((campus.key, f"parties.{index}.quote")),
+                clock.roles[(campus.id, index)].isoformat(),
             )
             for campus in record.of("campus")
             for index, party in enumerate(getattr(campus, "parties", []))

@@ -64,7 +64,7 @@ CREATE TABLE figure_inputs (
 );
 CREATE TABLE campus_parties (
     campus TEXT NOT NULL, party TEXT NOT NULL, role TEXT NOT NULL, note TEXT, source TEXT,
-    position INTEGER NOT NULL, supplies TEXT, quote TEXT, quote_status TEXT
+    position INTEGER NOT NULL, supplies TEXT, quote TEXT, quote_status TEXT, known_from TEXT
 );
 CREATE TABLE scenario_parameters (
     scenario TEXT NOT NULL, id TEXT NOT NULL, title TEXT NOT NULL,

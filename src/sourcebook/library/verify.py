@@ -73,7 +73,10 @@ def quote_claims(record: Record, graph: Claims) -> list[QuoteClaim]:
     claims = [c for c in graph.quotes if c.source]
     for entity in record:
         for name in QUOTED_LISTS:
-            for index, item in enumerate(getattr(entity, name, None) or []):
+            items = getattr(entity, name, None) or []
+            # a figure at its place as written, which a record cut to a day keeps
+            places = entity.origin.figure_index if name == "figures" else None
+            for index, item in zip(places or range(len(items)), items, strict=True):
                 if item.quote and item.source:
                     pos = entity.pos(name, index, "quote")
                     field = f"{name}.{index}.quote"

@@ -11,11 +11,12 @@ shown earlier than its evidence allows):
 - a Library copy: the day it was captured (a copy proves the words a source published
   whenever it was taken, so the Library itself is never cut: its days only date the
   sources that have no date of their own);
-- a source: its date; else the capture of its earliest copy, where that was before the
-  record's close; else the close;
+- a source: its date; else the earliest of its copies' captures and of the days its
+  figures say they were first stated (`stated`), where that was before the record's
+  close; else the close;
 - a correction: its date (and not before its source);
-- a figure: its source's day (the day the figure says it was stated, where its source has
-  no date of its own), its inputs' days (for an estimate), and, for a figure that says
+- a figure: its source's day and the day it says it was stated, its inputs' days (for an
+  estimate), and, for a figure that says
   what was so (operating, under construction, cancelled, a market price), the first day
   its `as_of` can mean — whichever is latest; a figure with no source, no day stated and no
   inputs is not known before the close;
@@ -70,8 +71,6 @@ class Known:
     """(campus, index of the party in its list) → its day."""
     entities: dict[Key, date] = field(default_factory=dict)
     """Every entity of a dated kind → its day."""
-    dated: set[str] = field(default_factory=set)
-    """The sources with a date of their own."""
 
     def entity(self, key: Key) -> date | None:
         """The day an entity is known from; None for the apparatus, known every day."""
@@ -87,9 +86,10 @@ def known(record: Record) -> Known:
     cut, the compiled record's `known_from` columns and every history."""
     clock = Known(record.settings.book.closes)
     clock.items = {item.shelf: day_end(item.captured) for item in record.library}
-    for source in record.of("source"):
-        clock.sources[source.id] = _source_day(clock, source)
     placed = placed_figures(record)
+    stated = _stated(placed)
+    for source in record.of("source"):
+        clock.sources[source.id] = _source_day(clock, source, stated.get(source.id))
     by_id = {p.id: p for p in placed}
     for p in placed:
         _figure_day(clock, p, by_id, set())
@@ -100,25 +100,37 @@ def known(record: Record) -> Known:
     return clock
 
 
-def _source_day(clock: Known, source: Entity) -> date:
+def _stated(placed: list[Placed]) -> dict[str, date]:
+    """Each source's earliest day a figure drawn from it says it was stated: the source
+    stood by then, whatever its own page says of its date."""
+    found: dict[str, date] = {}
+    for p in placed:
+        source, stated = p.figure.source, p.figure.stated
+        if source and stated:
+            day = day_end(stated)
+            found[source] = min(found.get(source, day), day)
+    return found
+
+
+def _source_day(clock: Known, source: Entity, stated: date | None) -> date:
+    """A source's date; else the earliest of its copies' captures and of the days its
+    figures say they were stated; else the close."""
     dated = getattr(source, "date", None)
     if dated:
-        clock.dated.add(source.id)
         return day_end(dated)
     captures = [clock.items[s] for s in getattr(source, "library", []) if s in clock.items]
-    return min([*captures, clock.close])
+    return min([*captures, *([stated] if stated else []), clock.close])
 
 
 def _cited_day(clock: Known, source_id: str | None, stated: str | None = None) -> date | None:
-    """The day a source cited by a figure or role is known from; `stated`, the day the
-    figure says it was stated, stands in for a source with no date of its own. None where
-    nothing is cited."""
+    """The day a figure or role that cites `source_id` is known from: its source's day,
+    and not before the day it says it was stated. None where it cites nothing and says
+    nothing."""
+    own = day_end(stated) if stated else None
     if source_id is None:
-        return day_end(stated) if stated else None
+        return own
     day = clock.sources.get(source_id, clock.close)
-    if stated and source_id not in clock.dated:
-        return day_end(stated)
-    return max(day, day_end(stated)) if stated else day
+    return max(day, own) if own else day
 
 
 def _figure_day(clock: Known, placed: Placed, by_id: dict[str, Placed], seen: set[str]) -> date:
@@ -216,8 +228,11 @@ def record_as_of(record: Record, day: date, clock: Known | None = None) -> Recor
 
 
 def _later_parts(entity: Entity, clock: Known, day: date) -> bool:
-    """Whether the entity holds a figure or role known only after `day`."""
+    """Whether the entity holds a figure or role known only after `day`, or names one."""
     if any(clock.figures[p.id] > day for p in placed(entity)):
+        return True
+    corrects = getattr(entity, "corrects", None) if entity.KIND == "correction" else None
+    if corrects and any(clock.figures.get(f, day) > day for f in corrects):
         return True
     parties = getattr(entity, "parties", None) if entity.KIND == "campus" else None
     return bool(parties) and any(
@@ -236,6 +251,9 @@ def _known_part(entity: Entity, clock: Known, day: date) -> Entity:
     if entity.KIND == "campus":
         parties = getattr(entity, "parties", [])
         update["parties"] = [p for i, p in enumerate(parties) if clock.roles[(entity.id, i)] <= day]
+    if entity.KIND == "correction":
+        known_figures = {f for f, known_day in clock.figures.items() if known_day <= day}
+        update["corrects"] = [f for f in getattr(entity, "corrects", []) if f in known_figures]
     copy = entity.model_copy(update=update)
     copy.__pydantic_private__ = {**(entity.__pydantic_private__ or {}), "_origin": origin}
     return copy

@@ -165,6 +165,10 @@ COLUMNS: dict[str, dict[str, Column]] = {
             "What the Library proved of the quote; empty where it was not proved.",
             enum=QUOTE_STATUSES,
         ),
+        "known_from": Column(
+            "The first day the record could hold it: its source's day, else the close.",
+            type="date",
+        ),
     },
     "scenario_parameters": {
         "scenario": Column("The scenario's id."),

@@ -234,6 +234,8 @@ class ProseRenderer:
 
     def _cite(self, source_id: str) -> str:
         source = self.record.get("source", source_id)
+        if source is None and ("source", source_id) in self.record.withheld:
+            return '<span class="withheld">a source of a later day</span>'
         if source is None:
             return _escape(f"@{source_id}")
         href, label = _escape(self.urls.entity(source)), _escape(self.cite_label(source))
