@@ -28,6 +28,7 @@ from sourcebook.compile import (
     record_day,
 )
 from sourcebook.derive import derive_checked
+from sourcebook.derive.claims import check_claims
 from sourcebook.derive.queries import check_queries
 from sourcebook.derive.sandbox import Remembered, isolated
 from sourcebook.diagnostics import Diagnostics
@@ -224,6 +225,7 @@ def check_linked(
     with compile_in_memory(stood, stood_graph, as_of, stood_proofs, compiled) as db:
         image = db.image()
     check_queries(stood, image, diagnostics, kept.queries if kept else None)
+    check_claims(stood, image, diagnostics)
     return Checked(stood, stood_graph, diagnostics, as_of, stood_proofs, image)
 
 

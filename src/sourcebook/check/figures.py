@@ -8,8 +8,10 @@ from sourcebook.link.graph import Graph
 from sourcebook.model.conflicts import find_conflicts
 from sourcebook.model.figures import Placed, placed_figures
 from sourcebook.model.kinds import Grade
+from sourcebook.model.known import known
 from sourcebook.model.numbers import carries
 from sourcebook.model.record import Record
+from sourcebook.model.retired import retired
 from sourcebook.model.units import METRICS, UnitError, dimension_of, fits, metric, shown
 
 QUOTE_SHOWN = 80
@@ -22,7 +24,31 @@ def check_figures(record: Record, graph: Graph, diagnostics: Diagnostics) -> Non
         _check_unit(figure, diagnostics)
         _check_evidence(figure, diagnostics)
         _check_estimate(figure, by_id, diagnostics)
-    _check_conflicts(placed, diagnostics)
+    _check_corrected(record, placed, diagnostics)
+    gone = retired(record, known(record))
+    _check_conflicts([p for p in placed if p.id not in gone], diagnostics)
+
+
+def _check_corrected(record: Record, placed: list[Placed], diagnostics: Diagnostics) -> None:
+    """Each figure a correction names is one of the record's, by its own id."""
+    ids = {p.id: p for p in placed if p.figure.id}
+    by_place = {p.id: p for p in placed if not p.figure.id}
+    for correction in record.of("correction"):
+        for index, name in enumerate(getattr(correction, "corrects", [])):
+            if name in ids:
+                continue
+            found = by_place.get(name)
+            hint = (
+                f"give figure {found.index + 1} of {found.owner.id} an 'id' and name it here"
+                if found is not None
+                else did_you_mean(name, ids) or "name a figure by its 'id'"
+            )
+            diagnostics.error(
+                correction.pos("corrects", index),
+                "F030",
+                f"correction '{correction.id}' corrects '{name}', which names no figure",
+                hint,
+            )
 
 
 def _ids(placed: list[Placed], diagnostics: Diagnostics) -> dict[str, Placed]:

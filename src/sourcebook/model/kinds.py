@@ -178,7 +178,11 @@ class Campus(Entity):
 
     location: str = Field(description="Town, region or state, as a reader would say it.")
     country: str = Field(description="ISO 3166 two-letter country code.")
-    status: CampusStatus = Field(description="The campus's state as the record closes.")
+    status: CampusStatus | None = Field(
+        default=None,
+        description="What the author says the campus is at the close; the site shows the "
+        "stage its figures show (check warns where the two differ).",
+    )
     parties: list[CampusParty] = Field(
         default_factory=list, description="Who builds, owns, runs, uses, supplies and pays."
     )

@@ -6,7 +6,7 @@ of a day D holds exactly what was known by D (`record_as_of`), and every history
 scorecard's months, the tests' verdicts, the charts — reads this clock alone.
 
 What a thing is known from (the latest date a partial day can mean, so that nothing is
-shown earlier than its evidence allows):
+shown earlier than its evidence allows, and never later than the record's close):
 
 - a Library copy: the day it was captured (a copy proves the words a source published
   whenever it was taken, so the Library itself is never cut: its days only date the
@@ -97,7 +97,19 @@ def known(record: Record) -> Known:
         for index, party in enumerate(getattr(campus, "parties", [])):
             clock.roles[(campus.id, index)] = _cited_day(clock, party.source) or clock.close
     _entity_days(clock, record, placed)
+    _at_the_latest(clock)
     return clock
+
+
+def _at_the_latest(clock: Known) -> None:
+    """Nothing the record holds is known after it closes: a source dated "2026" in a
+    record that closes in November 2026 was known by the close. (A day check refuses as
+    after the close cannot be shown on any day the record stands at.)"""
+    close = clock.close
+    for table in (clock.items, clock.sources, clock.figures, clock.roles, clock.entities):
+        for key, day in table.items():
+            if day > close:
+                table[key] = close  # type: ignore[index]
 
 
 def _stated(placed: list[Placed]) -> dict[str, date]:
