@@ -223,11 +223,16 @@ def _read_figures(db: CompiledRecord, ids: list[str]) -> dict[str, FigureRef]:
 
 
 def history_months(db: CompiledRecord) -> list[date]:
-    """The last day of each month in which the record's figures changed, up to the day the
-    record stands at (that day itself for its own month)."""
+    """The last day of each month in which the record's figures changed — one became known,
+    or a correction retired one — up to the day the record stands at (that day itself for
+    its own month)."""
     as_of = db.meta("as_of")
     found = db.rows(
-        "SELECT DISTINCT substr(known_from, 1, 7) FROM figures WHERE known_from IS NOT NULL"
+        "SELECT substr(known_from, 1, 7) FROM figures WHERE known_from IS NOT NULL"
+        " UNION SELECT substr(known_from, 1, 7) FROM retired_figures"
+        " WHERE known_from IS NOT NULL"
+        " UNION SELECT substr(retired_from, 1, 7) FROM retired_figures"
+        " WHERE retired_from IS NOT NULL"
         " ORDER BY 1"
     )
     ends = [_month_end(r[0]) for r in found]
