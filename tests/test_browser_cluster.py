@@ -173,7 +173,7 @@ def test_the_skip_link_comes_first_and_focus_is_visible(page: Any, origin: str) 
 
 def test_the_ledger_sorts_by_a_column(page: Any, origin: str) -> None:
     page.goto(f"{origin}/vol1/ledger")
-    header = page.locator("table.ledger th", has_text="Latest power")
+    header = page.locator("table.ledger th", has_text="Evidenced power")
     header.locator("button").click()
     assert header.get_attribute("aria-sort") == "ascending"
     values = page.locator("table.ledger tbody td:nth-child(5)").evaluate_all(

@@ -107,8 +107,8 @@ def test_the_ledger_and_the_figures_are_read_a_row_at_a_time(phone: tuple[Any, s
     assert page.locator("table.ledger thead").bounding_box()["height"] <= 1  # set aside
     colossus = page.locator("table.ledger tbody tr", has_text="Colossus 2").first
     assert colossus.locator("td").count() == 5
-    assert label(colossus.locator("td.number").first) == '"Latest power: "'
-    assert "200 MW operating" in colossus.inner_text()
+    assert label(colossus.locator("td.number").first) == '"Evidenced power: "'
+    assert "200 MW as of September 2025" in colossus.inner_text()
     assert not page.locator(".sort-hint").is_visible()  # sorting needs the headings
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "ledger-360.png"), full_page=True)
