@@ -154,7 +154,9 @@ def test_a_campus_link_previews_on_hover(page: Any, origin: str) -> None:
     link.hover()
     kind, title, line = preview_of(page)
     assert (kind.casefold(), title) == ("campus", "Colossus 2")
-    assert line == "Memphis, Tennessee, US · operating · evidenced power 200 MW (as of September 2025)"
+    assert (
+        line == "Memphis, Tennessee, US · operating · evidenced power 200 MW (as of September 2025)"
+    )
     assert link.get_attribute("aria-describedby") == "preview_"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "preview-campus.png"))

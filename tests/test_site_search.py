@@ -44,7 +44,7 @@ def test_each_page_tells_search_its_kind_first_line_and_url(site: Path) -> None:
     main = HTMLParser(page(site, "/vol1/ledger/colossus-2")).css_first("main").attributes
     assert "data-pagefind-body" in main
     assert main["data-kind"] == "Campus" and main["data-url"] == "/vol1/ledger/colossus-2"
-    assert main["data-summary"].startswith("Memphis, Tennessee, US · under construction")
+    assert main["data-summary"].startswith("Memphis, Tennessee, US · operating")
     listing = HTMLParser(page(site, "/vol1/ledger")).css_first("main").attributes
     assert listing["data-kind"] == "Page" and listing["data-summary"] == ""
     source = HTMLParser(page(site, "/vol1/sources/company/supermicro-colossus-case"))
@@ -91,8 +91,7 @@ def test_previews_say_what_each_kind_of_entity_is(site: Path) -> None:
     campus = table["/vol1/ledger/colossus-2"]
     assert campus[0] == "Campus"
     assert campus[2] == (
-        "Memphis, Tennessee, US · under construction · latest power 200 MW (operating, "
-        "September 2026)"
+        "Memphis, Tennessee, US · operating · evidenced power 200 MW (as of September 2026)"
     )
     assert table["/vol1/parties/xai"] == ["Party", "xAI", "Owner and operator at Colossus 2"]
     assert table["/vol1/parties/alibaba"] == ["Party", "Alibaba", "Company"]
