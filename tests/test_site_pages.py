@@ -129,7 +129,7 @@ def test_the_ledger_is_a_sortable_table_of_campuses(site: Path) -> None:
         "Colossus 2",
         "Memphis, Tennessee, US",
         "xAI",
-        "operating since September 2026",
+        "operating since June 2026",
     ]
     assert rows[0][4].startswith("200 MW operating, September 2026")
     assert rows[0][5].startswith("200,000 chips (H100)")
