@@ -132,7 +132,7 @@ def test_the_ledger_is_a_sortable_table_of_campuses(site: Path) -> None:
         "operating since June 2026",
     ]
     assert rows[0][4].startswith("200 MW as of September 2026")
-    assert rows[0][5].startswith("200,000 chips (H100)")
+    assert rows[0][5] == ""  # its 200,000 H100s are claimed, not evidenced
     assert rows[1][0] == "Stargate UAE" and rows[1][4] == ""
     assert doc.css_first("table.ledger tbody td.number").attributes["data-value"] == "200.0"
 
