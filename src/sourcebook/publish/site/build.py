@@ -19,6 +19,7 @@ from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
 from sourcebook.publish.site.api import with_twins
+from sourcebook.publish.site.cite_formats import cite_formats
 from sourcebook.publish.site.feeds import feed
 from sourcebook.publish.site.kept_site import (
     KeptSite,
@@ -640,6 +641,7 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "paper_sections": paper_sections,
         "bibliography_entry": partial(bibliography_entry, view),
         "search_attributes": partial(page_attributes, view),
+        "cite_formats": partial(cite_formats, view.record),
     }
 
 

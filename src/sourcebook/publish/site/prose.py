@@ -120,7 +120,7 @@ class ProseRenderer:
                 f"<p>{self._plain(found[0], found.start(), spans, env)}</p>\n"
                 for found in _PARAGRAPH.finditer(text)
             )
-        return Rendered(Markup(html), frozenset(env["terms"]))
+        return Rendered(Markup(_spaced_citations(html)), frozenset(env["terms"]))
 
     def inline(self, text: str, owner: Key | None = None, field: str | None = None) -> Rendered:
         """One line without a paragraph around it: a definition, a summary, an annotation."""
@@ -132,7 +132,7 @@ class ProseRenderer:
             html = self.md.renderInline(text, env)
         else:
             html = self._plain(text, 0, _Spans(read), env)
-        return Rendered(Markup(html), frozenset(env["terms"]))
+        return Rendered(Markup(_spaced_citations(html)), frozenset(env["terms"]))
 
     def read(self, text: str, owner: Key | None, field: str | None, how: str) -> Read | None:
         """How link read `text`, field `field` of `owner`, and the names it found there.
@@ -364,3 +364,12 @@ def _number_sections(state: StateCore) -> None:
         mark = Token("html_inline", "", 0)
         mark.content = f'<span class="section-number">{number}</span> '
         inline.children = [mark, *(inline.children or [])]
+
+
+_GLUED_CITATION = re.compile(r'(?<=[^\s(\[>])<span class="citation">')
+
+
+def _spaced_citations(html: str) -> str:
+    """A citation set apart from the word or quote it follows: `bet”[@x]` reads
+    "bet” (Geo News, …)", never "bet”(Geo News"."""
+    return _GLUED_CITATION.sub(' <span class="citation">', html)
