@@ -34,6 +34,7 @@ from sourcebook.publish.site.pages import (
     DRAWN_TEMPLATES,
     FEED_TEMPLATE,
     NOT_FOUND_URL,
+    ROBOTS_URL,
     PDF_TEMPLATE,
     ROOT_URL,
     Page,
@@ -598,7 +599,7 @@ def _prepare(
     view.series = series
     pages = with_twins(site_pages(record, urls, releases), urls.base)
     if in_house:  # the host's root and its not-found page are the house's
-        pages = [p for p in pages if p.url not in (ROOT_URL, NOT_FOUND_URL)]
+        pages = [p for p in pages if p.url not in (ROOT_URL, NOT_FOUND_URL, ROBOTS_URL)]
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
     view.use_templates(environment(record.root, globals_))

@@ -22,6 +22,7 @@ from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.urls import SECTIONS, NavItem, Urls
 
 NOT_FOUND_URL = "/404.html"
+ROBOTS_URL = "/robots.txt"
 ROOT_URL = "/"
 """Where the volume has a base path, the host's root leads to it (not to a folder's listing)."""
 FEED_TEMPLATE = "feed.atom"
@@ -134,6 +135,7 @@ def site_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> 
     pages.append(Page(urls.section("about"), "about.html", {}))
     pages.append(Page(urls.section("search"), SEARCH_TEMPLATE, {}, listed=False))
     pages.append(Page(NOT_FOUND_URL, "404.html", {}, listed=False))
+    pages.append(Page(ROBOTS_URL, "robots.txt", {}, listed=False))
     if urls.base:
         pages.append(Page(ROOT_URL, "root.html", {}, listed=False))
     if urls.origin:
