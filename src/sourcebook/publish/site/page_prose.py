@@ -216,7 +216,7 @@ def unlink(html: str, url: str) -> str:
 def _lower_first(html: str) -> str:
     """The text with its first word in lower case where it is a common word set at the
     start of a sentence ("Subscriptions, …"), so that it follows "X sells"; a name (linked,
-    or with a capital or digit past its first letter: "GPUs", "H100") keeps its case."""
+    or with a capital or digit past its first letter: "GPUs", "A100s") keeps its case."""
     word = html.split(" ", 1)[0]
     if word[:1].isupper() and word[1:].rstrip(",.;:").isalpha() and word[1:].islower():
         return html[:1].lower() + html[1:]

@@ -120,7 +120,7 @@ class ProseRenderer:
                 f"<p>{self._plain(found[0], found.start(), spans, env)}</p>\n"
                 for found in _PARAGRAPH.finditer(text)
             )
-        return Rendered(Markup(_spaced_citations(html)), frozenset(env["terms"]))
+        return Rendered(Markup(html), frozenset(env["terms"]))
 
     def inline(self, text: str, owner: Key | None = None, field: str | None = None) -> Rendered:
         """One line without a paragraph around it: a definition, a summary, an annotation."""
@@ -132,7 +132,7 @@ class ProseRenderer:
             html = self.md.renderInline(text, env)
         else:
             html = self._plain(text, 0, _Spans(read), env)
-        return Rendered(Markup(_spaced_citations(html)), frozenset(env["terms"]))
+        return Rendered(Markup(html), frozenset(env["terms"]))
 
     def read(self, text: str, owner: Key | None, field: str | None, how: str) -> Read | None:
         """How link read `text`, field `field` of `owner`, and the names it found there.
@@ -166,6 +166,8 @@ class ProseRenderer:
         cursor = 0
         for found in own_marks(line) or ():  # never None: link read the text as plain
             parts.append(self._text(line[cursor : found.start()], offset + cursor, spans, env))
+            if found["cite"] and found.start() and line[found.start() - 1] not in GLUE:
+                parts.append(" ")
             parts.append(self._own_mark(found, env))
             cursor = found.end()
         parts.append(self._text(line[cursor:], offset + cursor, spans, env))
@@ -252,7 +254,10 @@ def _markdown(renderer: ProseRenderer, paper: bool = False) -> MarkdownIt:
     md.core.ruler.after("text_join", "mentions", lambda state: _mentions(state, renderer))
     md.core.ruler.after("block", "headings", _shift_headings)
     md.add_render_rule("wikilink", lambda r, t, i, o, env: renderer.wiki(t[i].meta, env))
-    md.add_render_rule("citation", lambda r, t, i, o, env: renderer.citation(t[i].meta["items"]))
+    md.add_render_rule(
+        "citation",
+        lambda r, t, i, o, env: (" " if _glued(t, i) else "") + renderer.citation(t[i].meta["items"]),
+    )
     md.add_render_rule("marked", _render_marked)
     md.add_render_rule("mention", lambda r, t, i, o, env: _render_mention(renderer, t[i], env))
     return md
@@ -366,10 +371,17 @@ def _number_sections(state: StateCore) -> None:
         inline.children = [mark, *(inline.children or [])]
 
 
-_GLUED_CITATION = re.compile(r'(?<=[^\s(\[>])<span class="citation">')
+
+GLUE = " \t(["
+"""What a citation may follow with no space: a word or a closing quote gets one, so that
+`bet”[@x]` reads "bet” (Geo News, …)", never "bet”(Geo News"."""
 
 
-def _spaced_citations(html: str) -> str:
-    """A citation set apart from the word or quote it follows: `bet”[@x]` reads
-    "bet” (Geo News, …)", never "bet”(Geo News"."""
-    return _GLUED_CITATION.sub(' <span class="citation">', html)
+def _glued(tokens: list[Any], at: int) -> bool:
+    """Whether the citation at `at` follows text with no space between."""
+    if at == 0:
+        return False
+    before = tokens[at - 1]
+    if before.type in ("softbreak", "hardbreak"):
+        return False
+    return before.type != "text" or bool(before.content) and before.content[-1] not in GLUE
