@@ -217,7 +217,7 @@
       one.addEventListener("toggle", function () { if (one.open) closeAll(one); });
     });
     document.addEventListener("click", function (event) {
-      if (!event.target.closest || !event.target.closest("details.menu-group, details.menu-phone")) closeAll(null);
+      closeAll(event.target.closest ? event.target.closest("details.menu-group, details.menu-phone") : null);
     });
     document.addEventListener("keydown", function (event) {
       if (event.key !== "Escape") return;
