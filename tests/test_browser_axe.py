@@ -17,14 +17,13 @@ from test_browser_reader import PAGE_KINDS
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-AXE = Path(
-    os.environ.get("SOURCEBOOK_AXE") or ROOT / ".npm-tools/node_modules/axe-core/axe.min.js"
-)
+AXE = Path(os.environ.get("SOURCEBOOK_AXE") or ROOT / ".npm-tools/node_modules/axe-core/axe.min.js")
 RUN = """async () => {
   const found = await axe.run(document, {resultTypes: ['violations']});
   return found.violations
     .filter(v => v.impact === 'serious' || v.impact === 'critical')
-    .map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '));
+    .map(v => v.id + ' (' + v.impact + '): ' +
+         v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '));
 }"""
 
 
@@ -38,9 +37,7 @@ def axe() -> str:
 @pytest.fixture(scope="module", params=[1280, 390], ids=lambda w: f"{w}px")
 def context(request: pytest.FixtureRequest, browser: Any, origin: str) -> Iterator[Any]:
     # The pages' policy lets no script in but their own: the checker is put in past it.
-    made = browser.new_context(
-        viewport={"width": request.param, "height": 800}, bypass_csp=True
-    )
+    made = browser.new_context(viewport={"width": request.param, "height": 800}, bypass_csp=True)
     refused = local_only(made, origin)
     yield made
     assert refused == []

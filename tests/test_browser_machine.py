@@ -96,12 +96,15 @@ def test_no_label_overlaps_another_label_or_a_node(browser: Any, origin: str) ->
         "() => [...document.querySelectorAll('svg.machine text.layer')].map(t => t.textContent)"
     )
     assert [t.casefold() for t in layers] == ["money", "builders", "campuses", "chips and power"]
-    x = {t: page.locator(f'svg.machine a[href="{u}"]').bounding_box()["x"] for t, u in (
-        ("money", "/vol1/parties/softbank"),
-        ("builder", "/vol1/parties/xai"),
-        ("campus", "/vol1/ledger/colossus-2"),
-        ("power", "/vol1/parties/tva"),
-    )}
+    x = {
+        t: page.locator(f'svg.machine a[href="{u}"]').bounding_box()["x"]
+        for t, u in (
+            ("money", "/vol1/parties/softbank"),
+            ("builder", "/vol1/parties/xai"),
+            ("campus", "/vol1/ledger/colossus-2"),
+            ("power", "/vol1/parties/tva"),
+        )
+    }
     assert x["money"] < x["builder"] < x["campus"] < x["power"]  # left to right, in layers
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import time
-from xml.sax.saxutils import escape
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
@@ -187,7 +187,8 @@ class HousePages:
                 for book in self.series.books
             ]
             index = "".join(
-                f"<sitemap><loc>{escape(self.origin + url)}</loc><lastmod>{when}</lastmod></sitemap>\n"
+                f"<sitemap><loc>{escape(self.origin + url)}</loc>"
+                f"<lastmod>{when}</lastmod></sitemap>\n"
                 for url, when in maps
             )
             head = '<?xml version="1.0" encoding="UTF-8"?>\n'

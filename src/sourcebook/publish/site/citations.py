@@ -27,7 +27,6 @@ from sourcebook.publish.site.prose import Rendered
 from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.wording import day, join
 
-
 PERIODICALS = ("press", "research")
 """The categories of sources that appear in periodicals: an article of one with named
 authors is cited as `Authors, “Title,” Periodical, date`."""
@@ -136,11 +135,11 @@ class Citations:
         name = escape(source.title)
         if authors and publication and source.category.value in PERIODICALS:
             # An article: the periodical follows its title, as Chicago places it.
-            periodical = escape(publication)
+            periodical = str(escape(publication))
             if self._italic_periodical(source):
                 periodical = f"<i>{periodical}</i>"
-            title = f"“{name},” {periodical}"
-            return f"{escape(authors)}, {title}, {after}" if after else f"{escape(authors)}, {title}"
+            head = f"{escape(authors)}, “{name},” {periodical}"
+            return f"{head}, {after}" if after else head
         lead = ", ".join(escape(w) for w in (authors, publication) if w)
         if source.italic_title:
             title = f"<i>{name}</i>, {after}" if after else f"<i>{name}</i>"

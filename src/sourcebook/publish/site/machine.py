@@ -312,9 +312,7 @@ def _edge(edge: Edge, points: list[tuple[float, float]], titles: dict) -> str:
     for i in range(1, len(points) - 2, 3):
         (ax, ay), (bx, by), (cx, cy) = points[i : i + 3]
         path += f" C{ax:.1f},{ay:.1f} {bx:.1f},{by:.1f} {cx:.1f},{cy:.1f}"
-    return (
-        f'<path class="edge role-{escape(role)}" d="{path}"><title>{escape(said)}</title></path>'
-    )
+    return f'<path class="edge role-{escape(role)}" d="{path}"><title>{escape(said)}</title></path>'
 
 
 def _supplied(box: _Box, place: tuple[float, float]) -> str:

@@ -254,10 +254,7 @@ def _markdown(renderer: ProseRenderer, paper: bool = False) -> MarkdownIt:
     md.core.ruler.after("text_join", "mentions", lambda state: _mentions(state, renderer))
     md.core.ruler.after("block", "headings", _shift_headings)
     md.add_render_rule("wikilink", lambda r, t, i, o, env: renderer.wiki(t[i].meta, env))
-    md.add_render_rule(
-        "citation",
-        lambda r, t, i, o, env: (" " if _glued(t, i) else "") + renderer.citation(t[i].meta["items"]),
-    )
+    md.add_render_rule("citation", lambda r, t, i, o, env: _cited(renderer, t, i))
     md.add_render_rule("marked", _render_marked)
     md.add_render_rule("mention", lambda r, t, i, o, env: _render_mention(renderer, t[i], env))
     return md
@@ -371,10 +368,14 @@ def _number_sections(state: StateCore) -> None:
         inline.children = [mark, *(inline.children or [])]
 
 
-
 GLUE = " \t(["
 """What a citation may follow with no space: a word or a closing quote gets one, so that
 `bet”[@x]` reads "bet” (Geo News, …)", never "bet”(Geo News"."""
+
+
+def _cited(renderer: Any, tokens: list[Any], at: int) -> str:
+    """A citation's HTML, a space before it where it follows a word or a quote."""
+    return (" " if _glued(tokens, at) else "") + renderer.citation(tokens[at].meta["items"])
 
 
 def _glued(tokens: list[Any], at: int) -> bool:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from sourcebook.publish.site.query import CATEGORY_LABELS
 from sourcebook.publish.site.urls import NavItem, Urls
 
-
 MENU_HEADINGS = ("The book", "The buildout", "The evidence", "About")
 
 

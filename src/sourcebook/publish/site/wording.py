@@ -5,7 +5,6 @@ book's line. Templates word days and file sizes with the filters `day` and `size
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 from datetime import date
 
