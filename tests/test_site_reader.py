@@ -214,3 +214,14 @@ def test_the_sitemap_covers_the_house_with_days_and_robots_finds_it(tmp_path: Pa
     urls = re.findall(r"<url><loc>[^<]+</loc><lastmod>2026-11-08</lastmod></url>", volume)
     assert len(urls) == volume.count("<url>") > 100
     assert not (site / "vol1" / "robots.txt").exists()
+
+
+def test_charts_label_months_as_a_reader_says_them(bundled_site: Path) -> None:
+    for url in ("/vol1/observatory", "/vol1/ledger/colossus-1", "/vol1/hyperion"):
+        html = file_for(bundled_site, url).read_text(encoding="utf-8")  # type: ignore[union-attr]
+        labels = re.findall(r"<text[^>]*>([^<]*)</text>", html)
+        tips = re.findall(r"<title>([^<]*)</title>", html)
+        assert labels, url
+        assert [t for t in labels + tips if re.search(r"\b20\d\d-\d\d\b", t)] == [], url
+    observatory = file_for(bundled_site, "/vol1/observatory").read_text(encoding="utf-8")  # type: ignore[union-attr]
+    assert re.search(r"<text[^>]*>(Jan|Jul) 2025</text>", observatory)
