@@ -612,6 +612,14 @@ def safe(url: str) -> str:
     return url if safe_link(url) else ""
 
 
+def on_site(urls: Urls, url: str) -> str:
+    """An address of the site's own, as a link that stays on it (`/vol1#notify` for
+    `https://dryburgh.com/vol1#notify`); any other address as it is."""
+    if urls.origin and url.startswith(urls.origin + "/"):
+        return url[len(urls.origin) :]
+    return url
+
+
 def template_globals(view: SiteView) -> dict[str, Any]:
     """What every template sees besides its page's own context: the view, its parts (links,
     prose, figures, query) and the book."""
@@ -628,7 +636,7 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "volume": ordinal(view.book.volume),
         "book_url": safe(site.book_url),
         "about_url": links.section("about"),
-        "notify_url": safe(site.notify_url),
+        "notify_url": on_site(view.urls, safe(site.notify_url)),
         "series_url": view.series.url,
         "series_home": view.series.home,
         "search_url": links.section("search"),
