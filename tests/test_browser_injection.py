@@ -241,8 +241,9 @@ def test_payloads_arrive_as_text(site: Path) -> None:
     assert "<script>window.__injected" not in html
     assert "{{ 7*191 }}" in html
     previews = json.loads((site / "vol1" / "previews.json").read_text(encoding="utf-8"))
-    kind, title, line = previews["/vol1/glossary/word"]
+    kind, title, line, names = previews["/vol1/glossary/word"]
     assert kind == "Term" and "<script>window.__injected=1</script>" in title + line
+    assert title in names  # search matches it as text, and shows it as text
 
 
 def test_the_payloads_reach_charts_futures_and_the_data_page(site: Path) -> None:

@@ -59,13 +59,76 @@ def test_the_machine_on_a_desk_links_every_node_to_a_page(browser: Any, origin: 
     assert page.errors == [] and page.context.refused == []
 
 
-def test_on_a_phone_nothing_is_wider_than_the_screen(browser: Any, origin: str) -> None:
+# Every label's box (text) and every node's box (rect), in the page's pixels.
+BOXES = """() => [...document.querySelectorAll('svg.machine text, svg.machine rect')].map(e => {
+  const b = e.getBoundingClientRect();
+  const node = e.closest('g.node');
+  return {tag: e.tagName, text: e.textContent, owner: node ? node.textContent : e.textContent,
+          left: b.left, right: b.right, top: b.top, bottom: b.bottom};
+})"""
+
+
+def test_no_label_overlaps_another_label_or_a_node(browser: Any, origin: str) -> None:
+    page = open_page(browser, origin, 1280)
+    boxes = page.evaluate(BOXES)
+    texts = [b for b in boxes if b["tag"] == "text"]
+    assert len(texts) > 30
+    clashes = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if a["tag"] == b["tag"] == "rect" or a["owner"] == b["owner"]:
+                continue  # a node's own label sits on it
+            apart = (
+                a["right"] <= b["left"] + 0.5
+                or b["right"] <= a["left"] + 0.5
+                or a["bottom"] <= b["top"] + 0.5
+                or b["bottom"] <= a["top"] + 0.5
+            )
+            if not apart:
+                clashes.append((a["text"], b["text"]))
+    assert clashes == []
+    sizes = page.evaluate(
+        "() => [...document.querySelectorAll('svg.machine .node text')]"
+        ".map(t => t.getBoundingClientRect().height)"
+    )
+    assert min(sizes) >= 11  # drawn at its size, not shrunk to a thumbnail
+    layers = page.evaluate(
+        "() => [...document.querySelectorAll('svg.machine text.layer')].map(t => t.textContent)"
+    )
+    assert [t.casefold() for t in layers] == ["money", "builders", "campuses", "chips and power"]
+    x = {
+        t: page.locator(f'svg.machine a[href="{u}"]').bounding_box()["x"]
+        for t, u in (
+            ("money", "/vol1/parties/softbank"),
+            ("builder", "/vol1/parties/xai"),
+            ("campus", "/vol1/ledger/colossus-2"),
+            ("power", "/vol1/parties/tva"),
+        )
+    }
+    assert x["money"] < x["builder"] < x["campus"] < x["power"]  # left to right, in layers
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+
+
+def test_on_a_phone_the_machine_is_read_campus_by_campus(browser: Any, origin: str) -> None:
     page = open_page(browser, origin, 360)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert page.evaluate(OVERFLOWING) == []
-    wrap = page.locator(".machine-wrap")
-    assert wrap.evaluate("e => e.scrollWidth > e.clientWidth")  # the drawing scrolls
+    assert page.locator("svg.machine").is_hidden()
+    narrow = page.locator("ol.machine-narrow > li")
+    assert narrow.count() == 10
+    colossus = narrow.filter(has_text="Colossus 2")
+    assert colossus.locator("dt").all_inner_texts()[0].casefold() in ("builders", "money")
+    assert "xAI" in colossus.inner_text() and "Megapack batteries" in colossus.inner_text()
+    sizes = page.evaluate(
+        "() => [...document.querySelectorAll('ol.machine-narrow a')]"
+        ".map(a => parseFloat(getComputedStyle(a).fontSize))"
+    )
+    assert min(sizes) >= 14
     assert page.locator("table.machine-roles tbody tr").count() == 32
+    cells = page.locator("table.machine-roles tbody tr").first.locator("td")
+    for i in range(cells.count()):  # a row at a time: no column off the screen
+        box = cells.nth(i).bounding_box()
+        assert box is None or box["x"] + box["width"] <= 360.5
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "machine-360.png"), full_page=True)
 

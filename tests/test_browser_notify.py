@@ -75,8 +75,12 @@ def test_a_reader_signs_up_confirms_and_unsubscribes(
     page.get_by_label("Email me once").check()
     page.screenshot(path=str(ARTIFACTS / f"notify-form-{'js' if javascript else 'nojs'}.png"))
     page.get_by_role("button", name="Tell me").click()
-    page.wait_for_selector("h1:text-is('Check your inbox')")
-    assert page.url == f"{site.service.config.service_url}/signed-up"
+    if javascript:  # sent from the page, which stays where it is and says so
+        page.wait_for_selector(".notify-status:text-matches('^Sent\\.')")
+        assert page.url == f"{site.origin}/vol1/#notify"
+    else:
+        page.wait_for_selector("h1:text-is('Check your inbox')")
+        assert page.url == f"{site.service.config.service_url}/signed-up"
 
     message = smtp.mailbox.wait_for(address)[0]
     page.goto(link(message, "confirm"))
@@ -110,3 +114,66 @@ def test_the_consent_page_says_what_the_service_keeps(browser: Any, site: Site) 
         assert shown == [column.name for column in table.columns]
     page.screenshot(path=str(ARTIFACTS / "notify-consent.png"), full_page=True)
     page.close()
+
+
+@pytest.fixture(scope="module")
+def unanswered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A site whose sign-up service is configured but not running: its port is free."""
+    import socket
+
+    from site_fixtures import serving
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    settings = SETTINGS + f'\n[notify]\nurl = "http://127.0.0.1:{port}"\n'
+    root = tmp_path_factory.mktemp("unanswered")
+    site = build(write_record(root / "record", settings=settings), root / "site")
+    with serving(site) as origin:
+        yield origin
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_with_no_service_answering_the_reader_is_told_and_keeps_what_they_typed(
+    browser: Any, unanswered: str, width: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    page.goto(f"{unanswered}/vol1/#notify")
+    page.get_by_label("Your email address").fill("reader@example.org")
+    page.get_by_label("Email me once").check()
+    page.get_by_role("button", name="Tell me").click()
+    status = page.locator(".notify-status")
+    status.filter(has_text="cannot be reached").wait_for()
+    assert "nothing was sent" in status.inner_text()
+    assert page.url == f"{unanswered}/vol1/#notify"  # no browser error page
+    assert page.get_by_label("Your email address").input_value() == "reader@example.org"
+    assert page.get_by_label("Email me once").is_checked()
+    assert page.get_by_role("button", name="Tell me").is_enabled()  # to try again
+    label = page.locator("label[for=notify-consent]").bounding_box()
+    box = page.locator("#notify-consent").bounding_box()
+    assert label["x"] <= box["x"] and box["y"] <= label["y"] + label["height"]  # side by side
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#notify").screenshot(path=str(ARTIFACTS / f"notify-unanswered-{width}.png"))
+    context.close()
+
+
+def test_without_javascript_the_form_posts_to_the_service_only_where_one_is_set(
+    browser: Any, unanswered: str, tmp_path: Path
+) -> None:
+    from site_fixtures import serving
+
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{unanswered}/vol1/")
+    form = page.locator("form.notify-form")
+    assert form.get_attribute("action").endswith("/signup")
+    assert form.get_attribute("method") == "post"
+    assert not page.locator(".notify-consent").inner_text().rstrip().endswith(" .")
+    site = build(write_record(tmp_path / "record"), tmp_path / "site")  # no [notify]
+    with serving(site) as origin:
+        page.goto(f"{origin}/vol1/")
+        assert page.locator("form.notify-form").count() == 0
+        assert page.locator("#notify").count() == 0
+    context.close()

@@ -234,3 +234,66 @@ def test_previews_come_from_one_file_fetched_once(page: Any, origin: str) -> Non
             arg=name.replace("colossus", "Colossus").replace("-", " "),
         )
     assert fetched == [f"{origin}/vol1/previews.json"]
+
+
+MISSPELT = [
+    ("Colosus", {"/vol1/ledger/colossus-1", "/vol1/ledger/colossus-2"}),
+    ("hyperian", {"/vol1/ledger/hyperion"}),
+    ("Stargte", {"/vol1/ledger/stargate-abilene", "/vol1/ledger/stargate-uae"}),
+]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_slip_in_a_name_still_finds_it_first(browser: Any, origin: str, width: int) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    refused = local_only(context, origin)
+    page = context.new_page()
+    for query, wanted in MISSPELT:
+        page.goto(f"{origin}/vol1/search?q={query}")
+        page.wait_for_function(
+            "() => document.querySelector('.search-status').textContent.includes('result')"
+        )
+        first = {href for _, _, href in hits(page)[:3]}
+        assert wanted <= first, (query, hits(page)[:3])
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(path=str(ARTIFACTS / f"search-misspelt-{width}.png"))
+    page.goto(f"{origin}/vol1/search?q=RaceFive")  # the front page's title is spaced
+    assert refused == []
+    context.close()
+
+
+def test_the_edit_distance_is_rapidfuzz_s(page: Any, origin: str) -> None:
+    """The search page's distance, run in the browser, against rapidfuzz's OSA distance on
+    pairs of words a reader might type, slips and swaps and all."""
+    import random
+
+    from rapidfuzz.distance import OSA
+
+    script = (BUNDLED.parent.parent / "src/sourcebook/publish/site/static/search.js").read_text()
+    source = re.search(r"  function distance\(a, b, most\) \{.*?\n  \}\n", script, re.S)
+    assert source is not None
+    page.goto(f"{origin}/vol1/search")
+    rng = random.Random(37)
+    letters = "abcdeoinrst"
+    pairs = []
+    for _ in range(300):
+        a = "".join(rng.choice(letters) for _ in range(rng.randint(0, 9)))
+        b = list(a)
+        for _ in range(rng.randint(0, 3)):
+            at = rng.randint(0, max(len(b) - 1, 0))
+            step = rng.choice("isdt")
+            if step == "i":
+                b.insert(at, rng.choice(letters))
+            elif b and step == "s":
+                b[at] = rng.choice(letters)
+            elif b and step == "d":
+                del b[at]
+            elif len(b) > 1 and step == "t" and at + 1 < len(b):
+                b[at], b[at + 1] = b[at + 1], b[at]
+        pairs.append((a, "".join(b)))
+    found = page.evaluate(
+        "([source, pairs]) => { const distance = new Function(source + '; return distance;')();"
+        " return pairs.map(([a, b]) => distance(a, b, 20)); }",
+        [source.group(), pairs],
+    )
+    assert found == [OSA.distance(a, b) for a, b in pairs]

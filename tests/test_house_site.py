@@ -108,7 +108,7 @@ def test_each_volume_says_corrected_in_the_series_on_its_source_page(house_site:
 
 def test_each_volume_links_the_house_page_in_its_navigation(house_site: Path) -> None:
     for volume in ("vol1", "vol2"):
-        nav = page(house_site, f"/{volume}/").split('class="site-nav"', 1)[1]
+        nav = page(house_site, f"/{volume}/consent").split('class="site-nav"', 1)[1]
         assert f'<a href="/corrections?book={volume}">Where its sources were wrong</a>' in nav
 
 

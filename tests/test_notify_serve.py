@@ -65,6 +65,6 @@ def test_a_record_without_a_service_has_no_form(tmp_path: Path) -> None:
         live.rebuild()
         home = page(live.site, "/vol1/")
         assert 'id="notify"' not in home and "form-action 'self'\">" in home
-        assert "This site stores nothing about you" in page(live.site, "/vol1/consent")
+        assert "this site keeps nothing about you" in page(live.site, "/vol1/consent")
     finally:
         live.close()

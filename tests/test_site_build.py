@@ -139,7 +139,9 @@ def test_parallel_rendering_spreads_chunks(tmp_path: Path, monkeypatch: pytest.M
     root = write_record(tmp_path / "r")
     calls = []
     site = build(root, tmp_path / "site", jobs=2, progress=lambda done, total: calls.append(done))
-    written = [p for p in site.rglob("*") if p.suffix in (".html", ".xml", ".json", ".atom")]
+    written = [
+        p for p in site.rglob("*") if p.suffix in (".html", ".xml", ".json", ".atom", ".txt")
+    ]
     pages = [p for p in written if not {"static", "pagefind"} & set(p.parts)]
     assert calls[-1] == len(pages) - 1  # previews.json is one file of the build, not a page
     assert len(calls) > 3
@@ -157,7 +159,7 @@ def test_a_record_overrides_templates_and_static_files(tmp_path: Path) -> None:
     site = build(root)
     consent = page(site, "/vol1/consent")
     assert "<title>Your privacy · The AI Compute Race · DRYBURGH</title>" in consent
-    assert "This site stores nothing about you" in consent
+    assert "this site keeps nothing about you" in consent
     assert (site / "vol1/static/site.css").read_text() == "body { color: black; }"
     assert (site / "vol1/static/logo.svg").is_file()
     assert (site / "vol1/static/site.js").is_file()

@@ -101,7 +101,7 @@ def test_a_campus_page_has_a_table_and_a_chart_per_metric(site: Path) -> None:
 
 def test_the_scenario_page_computes_each_future(site: Path) -> None:
     home = doc(site, "index.html")
-    nav = {words(a): a.attributes["href"] for a in home.css("nav.site-nav a")}
+    nav = {words(a): a.attributes["href"] for a in home.css("nav.menu-bar a")}
     assert nav["One campus, four futures"] == "/vol1/hyperion"
     page = doc(site, "hyperion/index.html")
     assert words(page.css_first("h1")) == "Hyperion: one campus, four futures"

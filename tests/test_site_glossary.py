@@ -48,9 +48,9 @@ def test_title_description_and_question(cluster: HTMLParser) -> None:
     assert cluster.css_first(".question").text() == "What does “Cluster” mean?"
     definition = " ".join(cluster.css_first(".definition dd").text().split())
     assert definition == "A datacenter’s worth of chips wired to work as one machine. Chapter 1."
-    read = cluster.css_first(".from-book a")
-    assert read.text() == "Read the book"
-    assert read.attributes["href"] == "https://dryburgh.com/vol1#buy"
+    about = cluster.css_first(".from-book a")
+    assert about.text() == "About the book"
+    assert about.attributes["href"] == "/vol1/about"  # the site's own page, never away
 
 
 def test_where_the_book_uses_it(cluster: HTMLParser) -> None:
@@ -89,10 +89,10 @@ def test_sources_that_use_it_are_cited_in_full(cluster: HTMLParser) -> None:
         "Leopold Aschenbrenner, Situational Awareness: The Decade Ahead, June 2024 (Chapter"
     )
     assert items[2].startswith(
-        "Mackenzie Hawkins and Haze Fan, Bloomberg, “Moonshot’s Kimi Uses 20,000 Nvidia Chip "
-        "Cluster From Alibaba,” 31 July 2026, updated the same day ("
+        "Mackenzie Hawkins and Haze Fan, “Moonshot’s Kimi Uses 20,000 Nvidia Chip "
+        "Cluster From Alibaba,” Bloomberg, 31 July 2026, updated the same day ("
     )
-    assert "(SemiAnalysis sells: subscriptions" in items[3]
+    assert "(SemiAnalysis sells subscriptions" in items[3]
     assert all(item.endswith("In the Sources") for item in items)
     hrefs = [a.attributes["href"] for a in section.css("a.in-sources")]
     assert hrefs == [
@@ -137,8 +137,8 @@ def test_term_mentions_find_their_definitions_in_the_one_previews_file(site: Pat
     assert tree.css_first("body").attributes["data-previews"] == "/vol1/previews.json"
     assert "A datacenter’s worth of chips" not in tree.css_first("body").html
     table = json.loads((site / "vol1" / "previews.json").read_text(encoding="utf-8"))
-    kind, title, line = table["/vol1/glossary/cluster"]
-    assert (kind, title) == ("Term", "Cluster")
+    kind, title, line, names = table["/vol1/glossary/cluster"]
+    assert (kind, title, names) == ("Term", "Cluster", ["Cluster"])
     assert line.startswith("A datacenter’s worth of chips")
 
 

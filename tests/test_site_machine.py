@@ -115,7 +115,7 @@ def test_the_table_lists_every_role_with_its_source(bundled: Path) -> None:
 
 
 def test_the_page_is_in_the_navigation_after_the_record_at_a_glance(bundled: Path) -> None:
-    html = HTMLParser(file_for(bundled, "/vol1/").read_text(encoding="utf-8"))
+    html = HTMLParser(file_for(bundled, "/vol1/ledger").read_text(encoding="utf-8"))
     links = [(a.text(), a.attributes["href"]) for a in html.css("nav.site-nav a")]
     at = links.index(("The machine", "/vol1/machine"))
     assert links[at - 1][0] == "The record at a glance"  # the exemplar's order

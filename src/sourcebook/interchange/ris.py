@@ -92,3 +92,33 @@ def _key(authors: list[Creator], date: str, title: str) -> str:
     who = authors[0].family or authors[0].literal if authors else ""
     words = [w for w in re.findall(r"\w+", title.lower()) if w not in _ARTICLES]
     return f"{who}{date[:4]}{words[0] if words else ''}"
+
+
+CSL_TO_RIS = {csl: ris for ris, csl in reversed(RIS_TO_CSL.items())}
+
+
+def write_ris(works: list[Work]) -> str:
+    """RIS that Zotero, EndNote and Mendeley import: one record per work, its key as `ID`."""
+    return "".join(_record(work) for work in works)
+
+
+def _record(work: Work) -> str:
+    lines = [("TY", CSL_TO_RIS.get(work.type, "GEN")), ("ID", work.key), ("TI", work.title)]
+    lines += [("AU", _ris_name(c)) for c in work.authors]
+    lines += [
+        (tag, value)
+        for tag, value in (("T2", work.container), ("PB", work.publisher), ("SP", work.pages))
+        if value
+    ]
+    if work.date:
+        parts = work.date.split("-")
+        lines += [("PY", parts[0]), ("DA", "/".join(parts + [""] * (3 - len(parts))))]
+    lines += [(tag, value) for tag, value in (("DO", work.doi), ("UR", work.url)) if value]
+    lines.append(("ER", ""))
+    return "".join(f"{tag}  - {' '.join(value.split())}\r\n" for tag, value in lines)
+
+
+def _ris_name(creator: Creator) -> str:
+    if creator.literal:
+        return creator.literal
+    return ", ".join(part for part in (creator.family, creator.given, creator.suffix) if part)

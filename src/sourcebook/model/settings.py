@@ -34,8 +34,16 @@ class Site(BaseModel):
 
     base_url: str = Field(default="", description="Scheme and host, such as https://example.com.")
     base_path: str = Field(default="", description="Where the volume lives, such as /vol1.")
-    book_url: str = Field(default="", description="Where a reader buys the book.")
-    notify_url: str = Field(default="", description="Where a reader asks to hear when it is out.")
+    book_url: str = Field(
+        default="",
+        description="Where a reader buys the book, once it is on sale; the about page links "
+        "it. Left out, nothing offers to sell it.",
+    )
+    notify_url: str = Field(
+        default="",
+        description="Where a reader asks to hear when it is out, where the site has no "
+        "sign-up form of its own ([notify] url).",
+    )
     series_corrections_url: str = Field(
         default="", description="The series-level 'Where its sources were wrong' page."
     )

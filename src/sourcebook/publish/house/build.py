@@ -9,6 +9,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
@@ -27,6 +28,9 @@ HERE = Path(__file__).parent
 FEED_URL = "/corrections.atom"
 HOME_API = "/api/index.json"
 CORRECTIONS_API = "/api/corrections.json"
+SITEMAP_URL = "/sitemap.xml"
+HOUSE_SITEMAP_URL = "/house-sitemap.xml"
+ROBOTS_URL = "/robots.txt"
 
 
 def build_house(
@@ -127,7 +131,8 @@ class HousePages:
         )
 
     def files(self) -> set[str]:
-        return {FEED_URL.lstrip("/")} if self.origin else set()
+        mapped = {FEED_URL, SITEMAP_URL, HOUSE_SITEMAP_URL} if self.origin else set()
+        return {url.lstrip("/") for url in (*mapped, ROBOTS_URL)}
 
     def write(self, out: Path) -> int:
         """Write every page and file into `out`; the number of pages."""
@@ -160,7 +165,43 @@ class HousePages:
                 or timestamp(max(b.record.settings.book.closes for b in self.series.books)),
             }
             write_file(out / FEED_URL.lstrip("/"), self._render("house_feed.atom", context))
+        self._write_maps(out)
         return len(pages) + 2 + bool(self.origin)
+
+    def _write_maps(self, out: Path) -> None:
+        """robots.txt, and where the house has an address the sitemap of the whole site:
+        an index of the house's own pages and of each volume's sitemap, each with the day
+        it last changed."""
+        robots = "User-agent: *\nAllow: /\n"
+        if self.origin:
+            robots += f"Sitemap: {self.origin}{SITEMAP_URL}\n"
+            closes = max(b.record.settings.book.closes for b in self.series.books).isoformat()
+            logged = max([c.date for c in self.series.logged], default="")
+            house_day = max(closes, str(logged))
+            urls = "".join(
+                f"<url><loc>{escape(self.origin + url)}</loc><lastmod>{house_day}</lastmod></url>\n"
+                for url in ("/", CORRECTIONS_URL)
+            )
+            maps = [(HOUSE_SITEMAP_URL, house_day)] + [
+                (f"{book.url}sitemap.xml", book.record.settings.book.closes.isoformat())
+                for book in self.series.books
+            ]
+            index = "".join(
+                f"<sitemap><loc>{escape(self.origin + url)}</loc>"
+                f"<lastmod>{when}</lastmod></sitemap>\n"
+                for url, when in maps
+            )
+            head = '<?xml version="1.0" encoding="UTF-8"?>\n'
+            space = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+            write_file(
+                out / HOUSE_SITEMAP_URL.lstrip("/"),
+                f"{head}<urlset {space}>\n{urls}</urlset>\n".encode(),
+            )
+            write_file(
+                out / SITEMAP_URL.lstrip("/"),
+                f"{head}<sitemapindex {space}>\n{index}</sitemapindex>\n".encode(),
+            )
+        write_file(out / ROBOTS_URL.lstrip("/"), robots.encode())
 
     def _render(self, template: str, context: dict[str, Any]) -> bytes:
         with template_errors(f"while rendering the house's {template}"):

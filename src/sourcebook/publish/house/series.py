@@ -169,7 +169,7 @@ class SeriesCorrections:
             if part.book.name == name
             for group in part.groups
         }
-        return InSeries(url, corrected)
+        return InSeries(url, corrected, home="/")
 
 
 def _source_corrections(record: Record) -> list[Correction]:

@@ -19,6 +19,7 @@ from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
 from sourcebook.publish.site.api import with_twins
+from sourcebook.publish.site.cite_formats import cite_formats
 from sourcebook.publish.site.feeds import feed
 from sourcebook.publish.site.kept_site import (
     KeptSite,
@@ -34,6 +35,7 @@ from sourcebook.publish.site.pages import (
     FEED_TEMPLATE,
     NOT_FOUND_URL,
     PDF_TEMPLATE,
+    ROBOTS_URL,
     ROOT_URL,
     Page,
     navigation,
@@ -597,7 +599,7 @@ def _prepare(
     view.series = series
     pages = with_twins(site_pages(record, urls, releases), urls.base)
     if in_house:  # the host's root and its not-found page are the house's
-        pages = [p for p in pages if p.url not in (ROOT_URL, NOT_FOUND_URL)]
+        pages = [p for p in pages if p.url not in (ROOT_URL, NOT_FOUND_URL, ROBOTS_URL)]
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
     view.use_templates(environment(record.root, globals_))
@@ -608,6 +610,14 @@ def _prepare(
 def safe(url: str) -> str:
     """A URL from the settings, or '' where it could run code."""
     return url if safe_link(url) else ""
+
+
+def on_site(urls: Urls, url: str) -> str:
+    """An address of the site's own, as a link that stays on it (`/vol1#notify` for
+    `https://dryburgh.com/vol1#notify`); any other address as it is."""
+    if urls.origin and url.startswith(urls.origin + "/"):
+        return url[len(urls.origin) :]
+    return url
 
 
 def template_globals(view: SiteView) -> dict[str, Any]:
@@ -625,9 +635,10 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "book_line": book_line(view.book),
         "volume": ordinal(view.book.volume),
         "book_url": safe(site.book_url),
-        "about_url": safe(site.book_url.split("#", 1)[0]),
-        "notify_url": safe(site.notify_url),
+        "about_url": links.section("about"),
+        "notify_url": on_site(view.urls, safe(site.notify_url)),
         "series_url": view.series.url,
+        "series_home": view.series.home,
         "search_url": links.section("search"),
         "search_bundle": bundle_path(view.urls.base),
         "previews_url": previews_url(view.urls.base),
@@ -639,6 +650,7 @@ def template_globals(view: SiteView) -> dict[str, Any]:
         "paper_sections": paper_sections,
         "bibliography_entry": partial(bibliography_entry, view),
         "search_attributes": partial(page_attributes, view),
+        "cite_formats": partial(cite_formats, view.record),
     }
 
 

@@ -1,9 +1,12 @@
 """A source cited in the house style, in full or short.
 
-In full: `Authors, Publication, “Title,” 28 October 2024, updated …, reprint (what was
+In full: `Authors, Publisher, “Title,” 28 October 2024, updated …, reprint (what was
 read; the annotation; sponsored by …; disputed by …) (Publisher sells …; held in the
-Library as S1).` A book or essay has its title in italics instead of quotes. Short,
-for a `[@id]` in prose: `Hawkins and Fan, 31 July 2026`.
+Library as S1).` An article of the press or of research with named authors puts its
+periodical after the title: `Authors, “Title,” Bloomberg, 31 July 2026`, the periodical
+in italics where it is a research house's own (`*SemiAnalysis*`). Without authors the
+publisher is the author and leads. A book or essay has its title in italics instead of
+quotes. Short, for a `[@id]` in prose: `Hawkins and Fan, 31 July 2026`.
 """
 
 from __future__ import annotations
@@ -17,12 +20,16 @@ from markupsafe import Markup, escape
 from sourcebook.library.report import Proof, QuoteReport
 from sourcebook.link.prose import quote_spans
 from sourcebook.model.base import Entity
-from sourcebook.model.kinds import Party, Source
+from sourcebook.model.kinds import Party, PartyType, Source
 from sourcebook.model.person_names import name_parts
 from sourcebook.model.record import Record
 from sourcebook.publish.site.prose import Rendered
 from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.wording import day, join
+
+PERIODICALS = ("press", "research")
+"""The categories of sources that appear in periodicals: an article of one with named
+authors is cited as `Authors, “Title,” Periodical, date`."""
 
 
 class Citations:
@@ -75,6 +82,12 @@ class Citations:
     def full(self, source: Source) -> Rendered:
         return READS.cached(self._full, source.id, self._make_full, source)
 
+    def head(self, source: Source) -> Markup:
+        """Who, what and when in the house style (HTML): the citation without its notes,
+        one style for every source, as the Sources index lists them."""
+        READS.entity(source)
+        return Markup(self._head(source))
+
     def line(self, source: Source) -> str:
         """Who, what and when, as plain text: the citation without its notes (a preview's)."""
         return " ".join(html_unescape(_TAG.sub("", self._head(source))).split())
@@ -114,13 +127,20 @@ class Citations:
     # goes in: markupsafe's Markup.format costs several times more, on every source.
 
     def _head(self, source: Source) -> str:
-        who = [join(self.authors(source))]
+        authors = join(self.authors(source))
         publication = self.publication(source)
-        if publication and publication != who[0]:
-            who.append(publication)
-        lead = ", ".join(escape(w) for w in who if w)
+        if publication == authors:
+            publication = ""
         after = self._after_title(source)
         name = escape(source.title)
+        if authors and publication and source.category.value in PERIODICALS:
+            # An article: the periodical follows its title, as Chicago places it.
+            periodical = str(escape(publication))
+            if self._italic_periodical(source):
+                periodical = f"<i>{periodical}</i>"
+            head = f"{escape(authors)}, “{name},” {periodical}"
+            return f"{head}, {after}" if after else head
+        lead = ", ".join(escape(w) for w in (authors, publication) if w)
         if source.italic_title:
             title = f"<i>{name}</i>, {after}" if after else f"<i>{name}</i>"
         elif after:
@@ -128,6 +148,13 @@ class Citations:
         else:
             title = f"“{name}”"
         return f"{lead}, {title}" if lead else title
+
+    def _italic_periodical(self, source: Source) -> bool:
+        """A research house's own publication (a newsletter, a report series) is a
+        periodical's title, in italics; a news organisation is named in roman, as a news
+        service or website is."""
+        publisher = self.publisher(source)
+        return publisher is not None and publisher.type == PartyType.RESEARCH
 
     def _after_title(self, source: Source) -> Markup:
         parts = []
@@ -240,7 +267,24 @@ def _parenthesis(parts: list[str]) -> str:
     none."""
     if not parts:
         return ""
-    return " (" + " ".join(sentence(p) for p in parts) + ")"
+    return " (" + " ".join(sentence(_bracketed_end(str(p))) for p in parts) + ")"
+
+
+def _bracketed_end(html: str) -> str:
+    """The text with a parenthesis that ends it set in square brackets, as parentheses
+    within parentheses are: the note reads "… days].)", never "… days).)"."""
+    bare = html.rstrip()
+    stop = "." if bare.endswith(").") else ""
+    bare = bare[: len(bare) - len(stop)]
+    if not bare.endswith(")"):
+        return html
+    text = _TAG.sub(lambda tag: " " * len(tag.group()), bare)
+    depth = 0
+    for at in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[at], 0)
+        if depth == 0:
+            return bare[:at] + "[" + bare[at + 1 : -1] + "]" + stop
+    return html
 
 
 def sentence(text: str) -> Markup:

@@ -26,6 +26,7 @@ from sourcebook.model.base import Entity
 from sourcebook.model.units import UnitError, shown
 from sourcebook.publish.site.charts import Point, Series, day_label, day_number, legend, line_chart
 from sourcebook.publish.site.reads import READS
+from sourcebook.publish.site.wording import days_in_words
 
 OUTCOME_WORDS = {"pending": "Pending", "passed": "Passed", "failed": "Failed"}
 QUOTE_WORDS = {
@@ -139,7 +140,7 @@ class Computed:
     @staticmethod
     def closed(text: str) -> str:
         """A line ending as a sentence does, whether or not its writer ended it."""
-        text = text.strip()
+        text = days_in_words(text.strip())
         return text if text.endswith((".", "!", "?", "…")) else text + "."
 
     @staticmethod
@@ -157,7 +158,7 @@ class Computed:
                     Point(
                         day_number(p.start),
                         p.shown_value,
-                        f"{p.as_of}, {self.shown(p.value, p.unit)}",
+                        f"{days_in_words(p.as_of)}, {self.shown(p.value, p.unit)}",
                     )
                     for p in timeline.series(status)
                     if p.shown_value is not None

@@ -1,18 +1,22 @@
-"""The machine drawn: campuses and parties as nodes, their roles as edges, as inline SVG.
+"""The machine drawn in layers, as inline SVG: money → builders → campuses → chips and power.
 
-The layout is networkx's force-directed `spring_layout` (Fruchterman-Reingold), seeded,
-so the same record always gives the same drawing. A drawing that a reader can follow has
-a few dozen nodes, not thousands, and the layout's cost grows with the square of the
-nodes: past MAX_NODES the diagram shows the campuses with the most parties and the
-parties of those, and says so; the table beside it always lists every role.
+Graphviz's `dot` lays it out (a Sugiyama layout: nodes in ranks, the order within each
+rank chosen to cross as few edges as it can, edges drawn as splines around the nodes).
+What a supplier supplies is a node of its own between the campus and the supplier, so
+that dot keeps it clear of every other label and node as it keeps nodes apart. dot is
+given no text from the record: each node is a name (`n12`) and a size that sourcebook
+measures, and sourcebook writes the labels, escaped, where dot put the nodes. The same
+record gives the same drawing. A drawing a reader can follow has a few dozen nodes: past
+MAX_NODES it shows the campuses with the most parties and the parties of those, and
+says so; the table beside it lists every role.
 """
 
 from __future__ import annotations
 
-import math
+import shutil
+import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -20,9 +24,6 @@ from sourcebook.derive.machine import Edge, Machine, Node
 
 MAX_NODES = 80
 """The most nodes drawn; the table lists them all."""
-WIDTH = 960
-MARGIN_X, MARGIN_Y = 120, 40
-"""Room for a node's label beside it at the drawing's edges."""
 ROLE_ORDER = (
     "owner",
     "operator",
@@ -35,7 +36,18 @@ ROLE_ORDER = (
     "government",
 )
 """An edge of several roles is coloured by the first of them in this order."""
-SEED = 20261108
+LAYERS = ("Money", "Builders", "Campuses", "", "Chips and power")
+"""The drawing's columns, left to right; the fourth holds what suppliers supply."""
+BUILDING = {"owner", "operator", "developer", "builder", "tenant"}
+SUPPLYING = {"supplier", "utility"}
+FONT = 12.0
+"""The labels' size in the drawing's pixels."""
+PAD_X, HEIGHT = 10.0, 22.0
+DOT_SECONDS = 30
+
+
+class LayoutError(Exception):
+    """Graphviz is missing or failed: the page shows the table alone, and says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +58,8 @@ class Drawing:
     edges: int
     capped: bool
     """Whether the record has more nodes than are drawn."""
+    missing: str = ""
+    """Why there is no drawing, where there is none though the record has campuses."""
 
 
 def chosen(machine: Machine, most: int = MAX_NODES) -> tuple[list[Node], list[Edge]]:
@@ -71,66 +85,147 @@ def chosen(machine: Machine, most: int = MAX_NODES) -> tuple[list[Node], list[Ed
     return [n for n in machine.nodes if (n.kind, n.id) in keys], edges
 
 
-def layout(nodes: Sequence[Node], edges: Sequence[Edge]) -> tuple[dict[Any, tuple], float]:
-    """Each node's place, x and y in 0…1, by a seeded force-directed layout; and the
-    layout's height over its width."""
-    import networkx as nx  # only the build that draws the machine pays for the import
-
-    # Sorted, so the layout does not depend on the order the record lists things in.
-    graph = nx.Graph()
-    graph.add_nodes_from(sorted((n.kind, n.id) for n in nodes))
-    graph.add_edges_from(
-        sorted(tuple(sorted((("campus", e.campus), ("party", e.party)))) for e in edges)
-    )
-    found = _packed(nx, graph)
-    xs = [p[0] for p in found.values()]
-    ys = [p[1] for p in found.values()]
-    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-    places = {
-        key: ((p[0] - x0) / ((x1 - x0) or 1), (p[1] - y0) / ((y1 - y0) or 1))
-        for key, p in found.items()
-    }
-    return places, ((y1 - y0) or 1) / ((x1 - x0) or 1)
+def layer(node: Node, edges: Sequence[Edge]) -> int:
+    """The column a node stands in: a party by what it mostly does (each of its roles
+    counted by its first in ROLE_ORDER), building before supplying before paying where
+    it does as much of each."""
+    if node.kind == "campus":
+        return 2
+    counts = {1: 0, 4: 0, 0: 0}
+    for edge in edges:
+        if edge.party == node.id:
+            role = primary_role(edge.roles)
+            counts[1 if role in BUILDING else 4 if role in SUPPLYING else 0] += 1
+    return max(counts, key=lambda rank: counts[rank])
 
 
-def _packed(nx: Any, graph: Any) -> dict[Any, tuple[float, float]]:
-    """Each connected part laid out alone, in a square as large as its share of the
-    nodes, and the squares set in rows, largest first: a force layout of the whole would
-    push the parts that share no edge to the far corners."""
-    parts = sorted(nx.connected_components(graph), key=lambda p: (-len(p), min(p)))
-    row_width = max(math.sqrt(len(parts[0])), 1.3 * math.sqrt(len(graph)))
-    places: dict[Any, tuple[float, float]] = {}
-    x = y = row_height = 0.0
-    for part in parts:
-        side = math.sqrt(len(part))
-        if x > 0 and x + side > row_width:
-            x, y, row_height = 0.0, y + row_height, 0.0
-        # A graph of its own, nodes and edges in sorted order: networkx's subgraph view
-        # can iterate its nodes in a set's order, which differs from run to run.
-        sub = nx.Graph()
-        sub.add_nodes_from(sorted(part))
-        sub.add_edges_from(sorted(tuple(sorted(edge)) for edge in graph.edges(part)))
-        if len(part) == 1:
-            found = {next(iter(part)): (0.5, 0.5)}
+def text_width(text: str, size: float = FONT) -> float:
+    """A generous width of `text` in a sans-serif face at `size`: wide enough for DejaVu
+    Sans and Verdana, the widest faces a reader's `sans-serif` may be."""
+    em = 0.0
+    for ch in text:
+        if ch in "iljI.,:;'|!() ":
+            em += 0.36
+        elif ch in "mwMW@%":
+            em += 0.95
+        elif ch.isupper() or ch.isdigit():
+            em += 0.74
         else:
-            raw = nx.spring_layout(sub, k=2.5 / side, iterations=300, seed=SEED)
-            found = _unit(raw)
-        inner = side * 0.8  # a margin between the parts
-        for key, (px, py) in found.items():
-            places[key] = (x + side * 0.1 + px * inner, y + side * 0.1 + py * inner)
-        x += side
-        row_height = max(row_height, side)
-    return places
+            em += 0.63
+    return em * size
 
 
-def _unit(found: dict[Any, Any]) -> dict[Any, tuple[float, float]]:
-    xs = [float(p[0]) for p in found.values()]
-    ys = [float(p[1]) for p in found.values()]
-    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-    return {
-        key: ((float(p[0]) - x0) / ((x1 - x0) or 1), (float(p[1]) - y0) / ((y1 - y0) or 1))
-        for key, p in found.items()
+@dataclass(frozen=True, slots=True)
+class _Box:
+    name: str
+    """dot's name for it: n0, n1, …"""
+    node: Node | None
+    """The campus or party; None for what a supplier supplies."""
+    text: str
+    layer: int
+    width: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    tail: str
+    head: str
+    edge: Edge
+
+
+def _graph(nodes: Sequence[Node], edges: Sequence[Edge]) -> tuple[list[_Box], list[_Line]]:
+    """The boxes and lines dot lays out, in a fixed order: a supplier's line runs from
+    the campus through a box naming what it supplies."""
+    ordered = sorted(nodes, key=lambda n: (n.kind, n.id))
+    boxes = {
+        (n.kind, n.id): _Box(f"n{i}", n, n.title, layer(n, edges), 0.0)
+        for i, n in enumerate(ordered)
     }
+    found = [
+        _Box(b.name, b.node, b.text, b.layer, text_width(b.text) + 2 * PAD_X)
+        for b in boxes.values()
+    ]
+    lines: list[_Line] = []
+    for i, edge in enumerate(sorted(edges, key=lambda e: (e.campus, e.party, e.roles))):
+        campus, party = boxes["campus", edge.campus], boxes["party", edge.party]
+        if party.layer < 2:
+            lines.append(_Line(party.name, campus.name, edge))
+        elif edge.supplies:
+            label = _Box(f"s{i}", None, edge.supplies, 3, text_width(edge.supplies, FONT - 1))
+            found.append(label)
+            lines += [_Line(campus.name, label.name, edge), _Line(label.name, party.name, edge)]
+        else:
+            lines.append(_Line(campus.name, party.name, edge))
+    return found, lines
+
+
+def _dot_source(boxes: Sequence[_Box], lines: Sequence[_Line]) -> str:
+    """The graph in dot's language: names and sizes only, nothing of the record's text."""
+    out = [
+        "digraph machine {",
+        "rankdir=LR; newrank=true; nodesep=0.12; ranksep=0.45; splines=true;",
+        'node [shape=box, fixedsize=true, label=""]; edge [arrowhead=none];',
+    ]
+    for rank in range(len(LAYERS)):
+        names = [b.name for b in boxes if b.layer == rank]
+        out.append(f"h{rank} [width=0.01, height=0.01, style=invis];")
+        out.append("{rank=same; " + " ".join([f"h{rank}", *names]) + ";}")
+    out += [f"h{r} -> h{r + 1} [style=invis];" for r in range(len(LAYERS) - 1)]
+    for box in boxes:
+        out.append(f"{box.name} [width={box.width / 72:.3f}, height={HEIGHT / 72:.3f}];")
+    out += [f"{line.tail} -> {line.head};" for line in lines]
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _run_dot(source: str) -> str:
+    dot = shutil.which("dot")
+    if dot is None:
+        raise LayoutError("Graphviz's dot is not installed, which draws it")
+    try:
+        done = subprocess.run(
+            [dot, "-Tplain"],
+            input=source,
+            capture_output=True,
+            text=True,
+            timeout=DOT_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise LayoutError(f"Graphviz took longer than {DOT_SECONDS} seconds") from None
+    if done.returncode != 0:
+        raise LayoutError(f"Graphviz failed: {done.stderr.strip()[:200]}")
+    return done.stdout
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    width: float
+    height: float
+    places: dict[str, tuple[float, float]]
+    """Each node's middle, in pixels from the top left."""
+    splines: dict[tuple[str, str], list[tuple[float, float]]]
+
+
+def _parsed(plain: str) -> _Layout:
+    """dot's `plain` output, in pixels with y downwards (dot's inches have it upwards)."""
+    places: dict[str, tuple[float, float]] = {}
+    splines: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    width = height = 0.0
+    for line in plain.splitlines():
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "graph":
+            width, height = float(words[2]) * 72, float(words[3]) * 72
+        elif words[0] == "node":
+            places[words[1]] = (float(words[2]) * 72, height - float(words[3]) * 72)
+        elif words[0] == "edge":
+            count = int(words[3])
+            xy = [float(w) * 72 for w in words[4 : 4 + 2 * count]]
+            points = [(xy[i], height - xy[i + 1]) for i in range(0, len(xy), 2)]
+            splines[words[1], words[2]] = points
+    return _Layout(width, height, places, splines)
 
 
 def draw(
@@ -144,79 +239,55 @@ def draw(
     """The machine as SVG; `url(kind, id)` is a node's page ('' for none). Every string
     from the record is escaped."""
     nodes, edges = chosen(machine, most)
+    capped = len(nodes) < len(machine.nodes)
     if not nodes:
         return Drawing(Markup(""), 0, 0, False)
-    places, aspect = layout(nodes, edges)
-    height = round(max(360, min(1600, (WIDTH - 2 * MARGIN_X) * aspect + 2 * MARGIN_Y)))
+    boxes, lines = _graph(nodes, edges)
+    try:
+        laid = _parsed(_run_dot(_dot_source(boxes, lines)))
+    except LayoutError as exc:
+        return Drawing(Markup(""), 0, 0, capped, missing=str(exc))
+    margin, head = 8.0, 30.0
+    width, height = laid.width + 2 * margin, laid.height + head + margin
 
-    scaled = {
-        key: (MARGIN_X + x * (WIDTH - 2 * MARGIN_X), MARGIN_Y + y * (height - 2 * MARGIN_Y))
-        for key, (x, y) in places.items()
-    }
-    spots = _apart(nodes, scaled, height)
+    def at(name: str) -> tuple[float, float]:
+        x, y = laid.places[name]
+        return x + margin, y + head
 
-    def at(kind: str, ident: str) -> tuple[float, float]:
-        return spots[kind, ident]
-
-    titles = {(n.kind, n.id): n.title for n in nodes}
     parts = [
-        f'<svg class="machine" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}"'
-        ' aria-labelledby="machine-t machine-d" xmlns="http://www.w3.org/2000/svg">',
+        f'<svg class="machine" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}"'
+        f' height="{height:.0f}" aria-labelledby="machine-t machine-d"'
+        ' xmlns="http://www.w3.org/2000/svg">',
         f'<title id="machine-t">{escape(title)}</title>'
         f'<desc id="machine-d">{escape(description)}</desc>',
+        _headings(boxes, at),
         '<g class="edges">',
     ]
-    parts += [_edge(e, at, titles) for e in edges]
+    titles = {(n.kind, n.id): n.title for n in nodes}
+    for line in lines:
+        points = [(x + margin, y + head) for x, y in laid.splines.get((line.tail, line.head), [])]
+        parts.append(_edge(line.edge, points, titles))
     parts.append('</g><g class="nodes">')
-    parts += [_node(n, at(n.kind, n.id), url(n.kind, n.id)) for n in nodes]
+    for box in boxes:
+        place = at(box.name)
+        if box.node is None:
+            parts.append(_supplied(box, place))
+        else:
+            parts.append(_node(box, place, url(box.node.kind, box.node.id)))
     parts.append("</g></svg>")
-    capped = len(nodes) < len(machine.nodes)
     return Drawing(Markup("".join(parts)), len(nodes), len(edges), capped)
 
 
-def _box(node: Node) -> tuple[float, float, float]:
-    """Half the width and half the height of a node with its label, and how far below the
-    node's point the box's middle is."""
-    if node.kind == "campus":
-        return 7 + 3.6 * len(node.title), 13.0, 0.0
-    return max(8.0, 3.4 * len(node.title)), 16.0, 7.0
-
-
-def _apart(
-    nodes: Sequence[Node], spots: dict[Any, tuple[float, float]], height: float, rounds: int = 40
-) -> dict[Any, tuple[float, float]]:
-    """The nodes nudged apart until no two labels overlap (or `rounds` are done): each
-    overlapping pair moves apart, half each, along the axis where they overlap least."""
-    keys = [(n.kind, n.id) for n in nodes]
-    boxes = {(n.kind, n.id): _box(n) for n in nodes}
-    at = {k: list(spots[k]) for k in keys}
-    for _ in range(rounds):
-        moved = False
-        for i, a in enumerate(keys):
-            wa, ha, da = boxes[a]
-            for b in keys[i + 1 :]:
-                wb, hb, db = boxes[b]
-                dx = at[b][0] - at[a][0]
-                dy = (at[b][1] + db) - (at[a][1] + da)
-                over_x, over_y = wa + wb - abs(dx), ha + hb - abs(dy)
-                if over_x <= 0 or over_y <= 0:
-                    continue
-                moved = True
-                if over_x < over_y:
-                    step = (over_x / 2 + 1) * (1 if dx >= 0 else -1)
-                    at[a][0] -= step
-                    at[b][0] += step
-                else:
-                    step = (over_y / 2 + 1) * (1 if dy >= 0 else -1)
-                    at[a][1] -= step
-                    at[b][1] += step
-        for k in keys:
-            w, h, _d = boxes[k]
-            at[k][0] = min(max(at[k][0], w + 2), WIDTH - w - 2)
-            at[k][1] = min(max(at[k][1], h + 2), height - h - 20)
-        if not moved:
-            break
-    return {k: (at[k][0], at[k][1]) for k in keys}
+def _headings(boxes: Sequence[_Box], at: Callable[[str], tuple[float, float]]) -> str:
+    """Each column's name above it, over the middle of its nodes."""
+    out = ['<g class="layers">']
+    for rank, name in enumerate(LAYERS):
+        xs = [at(b.name)[0] for b in boxes if b.layer == rank]
+        if name and xs:
+            x = (min(xs) + max(xs)) / 2
+            out.append(f'<text class="layer" x="{x:.1f}" y="16" text-anchor="middle">{name}</text>')
+    out.append("</g>")
+    return "".join(out)
 
 
 def primary_role(roles: Sequence[str]) -> str:
@@ -232,41 +303,35 @@ def role_words(edge: Edge) -> str:
     return ", ".join(words)
 
 
-def _edge(edge: Edge, at: Callable, titles: dict) -> str:
-    x1, y1 = at("party", edge.party)
-    x2, y2 = at("campus", edge.campus)
+def _edge(edge: Edge, points: list[tuple[float, float]], titles: dict) -> str:
+    if not points:
+        return ""
     role = primary_role(edge.roles)
     said = f"{titles['party', edge.party]} → {titles['campus', edge.campus]}: {role_words(edge)}"
-    line = (
-        f'<line class="edge role-{escape(role)}" x1="{x1:.1f}" y1="{y1:.1f}"'
-        f' x2="{x2:.1f}" y2="{y2:.1f}"><title>{escape(said)}</title></line>'
-    )
-    if not edge.supplies:
-        return line
-    # Nearer the campus than the party: a supplier is a hub that many lines leave.
-    mx, my = x2 + (x1 - x2) * 0.4, y2 + (y1 - y2) * 0.4
-    return (
-        f'{line}<text class="supplies" x="{mx:.1f}" y="{my - 3:.1f}" text-anchor="middle">'
-        f"{escape(edge.supplies)}</text>"
-    )
+    path = f"M{points[0][0]:.1f},{points[0][1]:.1f}"
+    for i in range(1, len(points) - 2, 3):
+        (ax, ay), (bx, by), (cx, cy) = points[i : i + 3]
+        path += f" C{ax:.1f},{ay:.1f} {bx:.1f},{by:.1f} {cx:.1f},{cy:.1f}"
+    return f'<path class="edge role-{escape(role)}" d="{path}"><title>{escape(said)}</title></path>'
 
 
-def _node(node: Node, place: tuple[float, float], url: str) -> str:
+def _supplied(box: _Box, place: tuple[float, float]) -> str:
     x, y = place
-    label = escape(node.title)
+    return (
+        f'<text class="supplies" x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle">'
+        f"{escape(box.text)}</text>"
+    )
+
+
+def _node(box: _Box, place: tuple[float, float], url: str) -> str:
+    assert box.node is not None
+    node, (x, y) = box.node, place
     kind = "Campus" if node.kind == "campus" else "Party"
     tip = escape(f"{kind} {node.title} ({node.detail})" if node.detail else f"{kind} {node.title}")
-    if node.kind == "campus":
-        width = 14 + 7.2 * len(node.title)
-        mark = (
-            f'<rect x="{x - width / 2:.1f}" y="{y - 11:.1f}" width="{width:.1f}" height="22"'
-            ' rx="4"/>'
-            f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle">{label}</text>'
-        )
-    else:
-        mark = (
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6"/>'
-            f'<text x="{x:.1f}" y="{y + 19:.1f}" text-anchor="middle">{label}</text>'
-        )
+    mark = (
+        f'<rect x="{x - box.width / 2:.1f}" y="{y - HEIGHT / 2:.1f}" width="{box.width:.1f}"'
+        f' height="{HEIGHT:.0f}" rx="4"/>'
+        f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle">{escape(node.title)}</text>'
+    )
     body = f'<g class="node {node.kind}"><title>{tip}</title>{mark}</g>'
     return f'<a href="{escape(url)}">{body}</a>' if url else body

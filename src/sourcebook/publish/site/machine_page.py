@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 from sourcebook.derive.machine import NO_OWNER, Edge, Evidenced, Holding, Machine
 from sourcebook.model.base import Entity
-from sourcebook.publish.site.machine import ROLE_ORDER, Drawing, draw, primary_role, role_words
+from sourcebook.publish.site.machine import (
+    LAYERS,
+    ROLE_ORDER,
+    Drawing,
+    draw,
+    layer,
+    primary_role,
+    role_words,
+)
 from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.wording import number
 
@@ -89,6 +97,27 @@ class MachineView:
             rows.append(RoleRow(edge, party, campus, source, role, role_words(edge)))
         rows.sort(key=lambda r: (r.party.title.casefold(), r.campus.title.casefold()))
         return rows
+
+    def by_campus(self) -> list[tuple[Entity, list[tuple[str, list[RoleRow]]]]]:
+        """The drawing's layers read campus by campus, for a narrow screen: each campus
+        with the parties of each layer at it (money, builders, chips and power)."""
+        rows = self.rows()
+        layer_of = {
+            n.id: layer(n, self.machine.edges) for n in self.machine.nodes if n.kind == "party"
+        }
+        out = []
+        for node in self.machine.nodes:
+            campus = self._entities.get(("campus", node.id)) if node.kind == "campus" else None
+            if campus is None:
+                continue
+            mine = [r for r in rows if r.campus is campus]
+            layers = [
+                (LAYERS[rank], [r for r in mine if layer_of.get(r.edge.party) == rank])
+                for rank in (0, 1, 4)
+            ]
+            out.append((campus, [(name, found) for name, found in layers if found]))
+        out.sort(key=lambda item: item[0].title.casefold())
+        return out
 
     def owners(self) -> list[OwnerRow]:
         return [self._owner_row(h) for h in self.machine.owners]

@@ -116,7 +116,8 @@ class PageProse:
         sells = self.rendered(party, "sells", inline=True)
         if party.sells.casefold().startswith(party.title.casefold()):
             return sells
-        return Rendered(Markup("{} sells: {}").format(party.title, sells.html), sells.terms)
+        what = Markup(_lower_first(str(sells.html)))
+        return Rendered(Markup("{} sells {}").format(party.title, what), sells.terms)
 
     def _fragment(self, name: str, entity: Entity) -> Rendered:
         return READS.cached(self._fragments, (name, entity.key), self._make_fragment, name, entity)
@@ -210,3 +211,13 @@ def unlink(html: str, url: str) -> str:
         cursor = end + len("</a>")
     parts.append(html[cursor:])
     return "".join(parts)
+
+
+def _lower_first(html: str) -> str:
+    """The text with its first word in lower case where it is a common word set at the
+    start of a sentence ("Subscriptions, …"), so that it follows "X sells"; a name (linked,
+    or with a capital or digit past its first letter: "GPUs", "A100s") keeps its case."""
+    word = html.split(" ", 1)[0]
+    if word[:1].isupper() and word[1:].rstrip(",.;:").isalpha() and word[1:].islower():
+        return html[:1].lower() + html[1:]
+    return html

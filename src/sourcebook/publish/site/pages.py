@@ -22,6 +22,7 @@ from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.urls import SECTIONS, NavItem, Urls
 
 NOT_FOUND_URL = "/404.html"
+ROBOTS_URL = "/robots.txt"
 ROOT_URL = "/"
 """Where the volume has a base path, the host's root leads to it (not to a folder's listing)."""
 FEED_TEMPLATE = "feed.atom"
@@ -57,6 +58,14 @@ NAV = (
     ("consent", "Consent"),
     ("parties", "Who builds and pays"),
 )
+# The masthead's menu groups the same links so that they fit: (group, its sections).
+NAV_GROUPS = (
+    ("The book", ("companion", "notes", "glossary", "paper", "corrections")),
+    ("The buildout", ("ledger", "parties", "people", "machine", "scenarios")),
+    ("The evidence", ("scorecard", "tests", "observatory", "sources", "source-corrections")),
+    ("About", ("data", "consent")),
+)
+GROUP_OF = {name: group for group, names in NAV_GROUPS for name in names}
 SECTION_KINDS = {
     "ledger": "campus",
     "tests": "test",
@@ -95,13 +104,15 @@ def navigation(
         url = urls.section(name) if name in SECTIONS else ""
         if name == "source-corrections" and series_url:
             url = series_url
+        group = GROUP_OF.get(name, "")
         if name == "scenarios":
             out += [
-                NavItem(scenario_label(s.title), urls.entity(s), 0) for s in _scenario_list(record)
+                NavItem(scenario_label(s.title), urls.entity(s), 0, group)
+                for s in _scenario_list(record)
             ]
             continue
         kind = SECTION_KINDS.get(name)
-        out.append(NavItem(label, url, len(record.entities[kind]) if kind else 0))
+        out.append(NavItem(label, url, len(record.entities[kind]) if kind else 0, group))
     return out
 
 
@@ -121,8 +132,10 @@ def site_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> 
             pages.extend(_data(releases, urls))
         else:
             pages.extend(SECTION_PAGES[name](record, urls))
+    pages.append(Page(urls.section("about"), "about.html", {}))
     pages.append(Page(urls.section("search"), SEARCH_TEMPLATE, {}, listed=False))
     pages.append(Page(NOT_FOUND_URL, "404.html", {}, listed=False))
+    pages.append(Page(ROBOTS_URL, "robots.txt", {}, listed=False))
     if urls.base:
         pages.append(Page(ROOT_URL, "root.html", {}, listed=False))
     if urls.origin:

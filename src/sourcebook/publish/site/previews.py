@@ -3,7 +3,7 @@
 One line per entity: a term's definition, a campus's place, state and latest power, a
 party's roles, a person's role, a source's citation, a chapter's summary, an indicator's
 current value, a test's verdict. The build writes them all into one file,
-`/vol1/previews.json` (`{url: [kind, title, line]}`), which the pages' script fetches the
+`/vol1/previews.json` (`{url: [kind, title, line, names]}`), which the pages' script fetches the
 first time a reader points at a link; no page carries them, so that editing a definition
 changes that file and the term's own page, not every page that mentions the term. Search
 shows the same line under each hit (see `search.py`).
@@ -50,13 +50,21 @@ def shortened(text: str, longest: int = LONGEST) -> str:
     return cut + "…"
 
 
+NAMED = ("term", "campus", "party", "person")
+"""The kinds whose names search forgives a slip in (search.js): each carries its names."""
+
+
 def previews_json(view: SiteView) -> str:
-    """Every entity with a page or an anchor of its own: its URL → [kind, title, line]."""
-    table = {}
+    """Every entity with a page or an anchor of its own: its URL → [kind, title, line],
+    and for a term, campus, party or person its names too (title and aliases), which
+    search matches a misspelt query against."""
+    table: dict[str, list] = {}
     for entity in view.record:
         url = view.links.url(entity)
         if url:
             table[url] = [kind_label(view, entity), entity.title, line(view, entity)]
+            if entity.KIND in NAMED:
+                table[url].append([entity.title, *getattr(entity, "aliases", ())])
     return api.dumps(table) + "\n"
 
 

@@ -166,6 +166,8 @@ class ProseRenderer:
         cursor = 0
         for found in own_marks(line) or ():  # never None: link read the text as plain
             parts.append(self._text(line[cursor : found.start()], offset + cursor, spans, env))
+            if found["cite"] and found.start() and line[found.start() - 1] not in GLUE:
+                parts.append(" ")
             parts.append(self._own_mark(found, env))
             cursor = found.end()
         parts.append(self._text(line[cursor:], offset + cursor, spans, env))
@@ -254,7 +256,7 @@ def _markdown(renderer: ProseRenderer, paper: bool = False) -> MarkdownIt:
     md.core.ruler.after("text_join", "mentions", lambda state: _mentions(state, renderer))
     md.core.ruler.after("block", "headings", _shift_headings)
     md.add_render_rule("wikilink", lambda r, t, i, o, env: renderer.wiki(t[i].meta, env))
-    md.add_render_rule("citation", lambda r, t, i, o, env: renderer.citation(t[i].meta["items"]))
+    md.add_render_rule("citation", lambda r, t, i, o, env: _cited(renderer, t, i))
     md.add_render_rule("marked", _render_marked)
     md.add_render_rule("mention", lambda r, t, i, o, env: _render_mention(renderer, t[i], env))
     return md
@@ -366,3 +368,23 @@ def _number_sections(state: StateCore) -> None:
         mark = Token("html_inline", "", 0)
         mark.content = f'<span class="section-number">{number}</span> '
         inline.children = [mark, *(inline.children or [])]
+
+
+GLUE = " \t(["
+"""What a citation may follow with no space: a word or a closing quote gets one, so that
+`bet”[@x]` reads "bet” (Geo News, …)", never "bet”(Geo News"."""
+
+
+def _cited(renderer: Any, tokens: list[Any], at: int) -> str:
+    """A citation's HTML, a space before it where it follows a word or a quote."""
+    return (" " if _glued(tokens, at) else "") + renderer.citation(tokens[at].meta["items"])
+
+
+def _glued(tokens: list[Any], at: int) -> bool:
+    """Whether the citation at `at` follows text with no space between."""
+    if at == 0:
+        return False
+    before = tokens[at - 1]
+    if before.type in ("softbreak", "hardbreak"):
+        return False
+    return before.type != "text" or bool(before.content) and before.content[-1] not in GLUE

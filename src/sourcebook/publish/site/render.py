@@ -200,7 +200,7 @@ class RenderError(Exception):
     """A template that failed: one line saying where, for a person."""
 
 
-TEMPLATE_SUFFIXES = (".html", ".xml", ".atom")
+TEMPLATE_SUFFIXES = (".html", ".xml", ".atom", ".txt")
 
 
 @contextlib.contextmanager

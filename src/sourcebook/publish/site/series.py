@@ -14,6 +14,8 @@ class InSeries:
     '' where there is none."""
     corrected: dict[str, str] = field(default_factory=dict)
     """Each source of the volume corrected somewhere in the series → its place on that page."""
+    home: str = ""
+    """The house's front page, every volume of the series; '' for a volume built alone."""
 
     @classmethod
     def alone(cls, series_corrections_url: str) -> InSeries:

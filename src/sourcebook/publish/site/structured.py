@@ -30,8 +30,23 @@ def _book(view: SiteView) -> dict[str, Any]:
     data: dict[str, Any] = {"@type": "Book", "name": book.title}
     if book.author:
         data["author"] = {"@type": "Person", "name": book.author}
+    data["url"] = view.links.absolute(view.links.section("about"))
+    return data
+
+
+def about(view: SiteView) -> dict[str, Any]:
+    """The about page: the book itself."""
+    book = view.book
+    data = {"@context": CONTEXT, **_book(view)}
+    if book.subtitle:
+        data["alternativeHeadline"] = book.subtitle
+    if book.publisher or book.house:
+        data["publisher"] = {"@type": "Organization", "name": book.publisher or book.house}
+    if book.series:
+        data["isPartOf"] = {"@type": "BookSeries", "name": book.series}
+        data["position"] = book.volume
     if view.links.safe_url(view.site.book_url):
-        data["url"] = view.site.book_url
+        data["offers"] = {"@type": "Offer", "url": view.site.book_url}
     return data
 
 

@@ -31,8 +31,10 @@ SECTIONS = {
     "corrections": "corrections",
     "source-corrections": "corrections/sources",
     "consent": "consent",
+    "about": "about",
     "search": "search",
     "sitemap": "sitemap.xml",
+    "robots": "robots.txt",
     "corrections-feed": "corrections.atom",
     "data": "data/releases",
     "releases-feed": "data/releases.atom",
@@ -188,3 +190,5 @@ class NavItem:
     url: str
     count: int
     """How many entities the page lists; 0 for a page that is not a list of them."""
+    group: str = ""
+    """The heading it stands under in the masthead's menu ("The book", …)."""

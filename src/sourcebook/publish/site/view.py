@@ -33,6 +33,7 @@ from sourcebook.publish.site.reads import READS, Shared, Token, TracedRecord
 from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem, Urls
+from sourcebook.publish.site.wayfinding import MENU_HEADINGS, Trail, menu
 from sourcebook.read.state import state_folder
 
 
@@ -59,6 +60,13 @@ class SiteView:
         self.nav = nav
         """The navigation's links, in its order (see `pages.navigation`)."""
         self._nav_urls = {item.url for item in nav}
+        about = NavItem("About the book", urls.section("about"), 0, "About")
+        self.menu = menu(nav, about, MENU_HEADINGS)
+        """The navigation's links under the masthead menu's headings."""
+        self._menu_urls = {item.url for group in self.menu for item in group.items}
+        self._nav_menus = Shared()
+        self.trail = Trail(urls, nav, self.book.title)
+        """Each page's breadcrumb (`view.trail(url, title)`)."""
         self._nav_lists = Shared()  # a record's own nav.html may read the record
         self.citations = Citations(record)
         self.links = Links(urls)
@@ -117,6 +125,16 @@ class SiteView:
     def _nav_made(self, current: str) -> Markup:
         assert self.env is not None, "the build sets the templates"
         return Markup(self.env.get_template("nav.html").render(current=current))
+
+    def nav_menu(self, current: str) -> Markup:
+        """The masthead's menu as `nav_menu.html` renders it, the page at `current`
+        marked; made once for each page it links to and once for all the others."""
+        marked = current if current in self._menu_urls else ""
+        return READS.cached(self._nav_menus, marked, self._menu_made, marked)
+
+    def _menu_made(self, current: str) -> Markup:
+        assert self.env is not None, "the build sets the templates"
+        return Markup(self.env.get_template("nav_menu.html").render(current=current))
 
     def use_templates(self, env: Environment) -> None:
         """The templates the pages render with, and the prose's list items too."""

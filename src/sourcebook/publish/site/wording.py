@@ -4,6 +4,7 @@ book's line. Templates word days and file sizes with the filters `day` and `size
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import date
 
@@ -54,6 +55,15 @@ def day(value: str | date | None) -> str:
     if len(parts) == 2:
         return f"{month} {parts[0]}"
     return f"{int(parts[2])} {month} {parts[0]}"
+
+
+_ISO_DAY = re.compile(r"(?<![\w-])(\d{4})-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?(?![\w-])")
+
+
+def days_in_words(text: str) -> str:
+    """The text with every ISO day or month in it as a reader says it: a computed line
+    that reads "$2.35, 2026-03" reads "$2.35, March 2026"."""
+    return _ISO_DAY.sub(lambda m: day(m.group()), text)
 
 
 def ordinal(number: int) -> str:

@@ -80,6 +80,106 @@
     return covered.length / held.length;
   }
 
+  // A slip forgiven: the names of terms, campuses, parties and people (previews.json) are
+  // matched against the query's words by their edit distance (optimal string alignment,
+  // as rapidfuzz's OSA counts it: an insertion, deletion, substitution or swap of two
+  // neighbours is one edit), one edit for a word of five to seven letters and two for a
+  // longer one. Every word asked must be that close to a word of the name; the closest
+  // names come first, then those whose words the query covers most.
+  var names = null;
+
+  function folded(text) {
+    return text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+  }
+
+  function allowed(word) {
+    return word.length >= 8 ? 2 : word.length >= 5 ? 1 : 0;
+  }
+
+  function distance(a, b, most) {
+    if (Math.abs(a.length - b.length) > most) return most + 1;
+    var before = null, row = [], last = [];
+    for (var j = 0; j <= b.length; j++) row.push(j);
+    for (var i = 1; i <= a.length; i++) {
+      var next = [i], least = i;
+      for (j = 1; j <= b.length; j++) {
+        var cost = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
+        var d = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + cost);
+        if (i > 1 && j > 1 && a.charAt(i - 1) === b.charAt(j - 2) && a.charAt(i - 2) === b.charAt(j - 1)) {
+          d = Math.min(d, before[j - 2] + 1);
+        }
+        next.push(d);
+        least = Math.min(least, d);
+      }
+      if (least > most) return most + 1;
+      before = row;
+      row = next;
+    }
+    return row[b.length];
+  }
+
+  function nameScore(asked, name) {
+    var held = words(folded(name));
+    if (!held.length) return null;
+    var total = 0, covered = {};
+    for (var i = 0; i < asked.length; i++) {
+      var most = allowed(asked[i]), best = most + 1, at = -1;
+      for (var j = 0; j < held.length; j++) {
+        var d = distance(asked[i], held[j], most);
+        if (d < best) { best = d; at = j; }
+      }
+      if (at === -1) return null;
+      total += best;
+      covered[at] = true;
+    }
+    return { edits: total, cover: Object.keys(covered).length / held.length };
+  }
+
+  function forgiven(query) {
+    var asked = words(folded(query));
+    if (!names || !asked.length || asked.every(function (w) { return !allowed(w); })) return [];
+    var found = [];
+    Object.keys(names).forEach(function (url) {
+      var entry = names[url];
+      if (!entry[3] || (chosen.length && chosen.indexOf(entry[0]) === -1)) return;
+      var best = null;
+      entry[3].forEach(function (name) {
+        var score = nameScore(asked, name);
+        if (score && (!best || score.edits < best.edits ||
+            (score.edits === best.edits && score.cover > best.cover))) best = score;
+      });
+      if (best && best.edits > 0) {
+        found.push({ edits: best.edits, cover: best.cover, title: entry[1],
+          data: { url: url, meta: { url: url, kind: entry[0], title: entry[1], summary: entry[2] } } });
+      }
+    });
+    return found.sort(function (a, b) {
+      return a.edits - b.edits || b.cover - a.cover || a.title.localeCompare(b.title);
+    }).map(function (hit) { return hit.data; });
+  }
+
+  function loadNames() {
+    var source = document.body.getAttribute("data-previews");
+    if (!source || !window.fetch) return Promise.resolve();
+    return fetch(source).then(function (r) { return r.ok ? r.json() : {}; })
+      .catch(function () { return {}; })
+      .then(function (table) { names = table || {}; });
+  }
+
+  // The entities whose names hold the words asked come first; then those a slip away
+  // from them; then the rest, as Pagefind ranks them.
+  function merged(query, data) {
+    var order = ranked(query, data), seen = {};
+    var exact = order.filter(function (d) { return titleMatch(query, (d.meta || {}).title); });
+    var near = forgiven(query);
+    var out = [];
+    exact.concat(near, order).forEach(function (d) {
+      var url = (d.meta || {}).url || d.url;
+      if (!seen[url]) { seen[url] = true; out.push(d); }
+    });
+    return out;
+  }
+
   function ranked(query, data) {
     return data.map(function (d, order) {
       var meta = d.meta || {};
@@ -145,8 +245,9 @@
         .then(function (data) {
           if (mine !== asked) return;
           list.textContent = "";
-          ranked(query, data).slice(0, SHOWN).forEach(function (d) { list.appendChild(result(d)); });
-          var count = found.results.length;
+          var shown = merged(query, data);
+          shown.slice(0, SHOWN).forEach(function (d) { list.appendChild(result(d)); });
+          var count = Math.max(found.results.length, shown.length);
           status.textContent = count === 0 ? "Nothing in the record matches “" + query + "”."
             : count + (count === 1 ? " result" : " results") +
               (count > SHOWN ? ", the first " + SHOWN + " shown" : "") + ".";
@@ -183,8 +284,9 @@
   });
 
   status.textContent = "Loading the index…";
-  import(root.getAttribute("data-bundle") + "pagefind.js")
-    .then(function (module) {
+  Promise.all([import(root.getAttribute("data-bundle") + "pagefind.js"), loadNames()])
+    .then(function (loaded) {
+      var module = loaded[0];
       pagefind = module;
       return pagefind.options({ excerptLength: 24 }).then(function () { return pagefind.filters(); });
     })

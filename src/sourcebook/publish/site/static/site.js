@@ -1,8 +1,10 @@
-// The site's one script, and it only enhances: a preview of what an entity's link leads to,
+// The site's script, and it only enhances: a preview of what an entity's link leads to,
 // on hover, on keyboard focus and on a first tap; the search box; tables sorted by a
-// column. Without it every page reads the same and every link is a plain link. It stores
-// nothing and sends nothing anywhere: the previews are one file of this site, fetched the
-// first time a reader points at a link, and every string of it is set as text.
+// column; the masthead's menus closed one by another; citations copied; the sign-up form
+// sent from the page. Without it every page reads the same, every link is a plain link
+// and every menu opens. It stores nothing and sends nothing anywhere but the sign-up form,
+// to the service the reader sends it to: the previews are one file of this site, fetched
+// the first time a reader points at a link, and every string of it is set as text.
 (function () {
   "use strict";
 
@@ -58,13 +60,23 @@
       }
     }
 
+    // Below the link where it fits, else above it where there is more room; never past
+    // the viewport's edges (a preview taller than the room scrolls inside itself).
     function place(link) {
       var box = link.getBoundingClientRect();
       var width = document.documentElement.clientWidth;
+      var height = document.documentElement.clientHeight;
+      var below = height - box.bottom - 14, above = box.top - 14;
+      tip.style.maxHeight = "";
+      var tall = tip.offsetHeight;
+      var under = tall <= below || below >= above;
+      tip.style.maxHeight = Math.max(below, above, 48) + "px";
+      tall = tip.offsetHeight;
       var left = Math.max(8, Math.min(box.left + window.scrollX,
         window.scrollX + width - tip.offsetWidth - 8));
       tip.style.left = left + "px";
-      tip.style.top = (box.bottom + window.scrollY + 6) + "px";
+      tip.style.top = (under ? box.bottom + 6 : box.top - tall - 6) + window.scrollY + "px";
+      tip.classList.toggle("preview-above", !under);
     }
 
     function show(link, touch) {
@@ -195,7 +207,73 @@
     });
   }
 
+  // The masthead's menus: one open at a time; Escape or a click elsewhere closes it.
+  function menus() {
+    var groups = document.querySelectorAll("details.menu-group, details.menu-phone");
+    function closeAll(except) {
+      groups.forEach(function (one) { if (one !== except) one.open = false; });
+    }
+    groups.forEach(function (one) {
+      one.addEventListener("toggle", function () { if (one.open) closeAll(one); });
+    });
+    document.addEventListener("click", function (event) {
+      closeAll(event.target.closest ? event.target.closest("details.menu-group, details.menu-phone") : null);
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key !== "Escape") return;
+      var open = document.querySelector("details.menu-group[open], details.menu-phone[open]");
+      if (!open) return;
+      open.open = false;
+      open.querySelector("summary").focus();
+    });
+  }
+
+  // A citation to copy: each "Copy" button copies the text of the element it names.
+  function copyButtons() {
+    if (!navigator.clipboard) return;
+    document.querySelectorAll("button.copy[data-copy]").forEach(function (button) {
+      var target = document.getElementById(button.getAttribute("data-copy"));
+      if (!target) return;
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        navigator.clipboard.writeText(target.textContent.trim()).then(function () {
+          button.textContent = "Copied";
+        }, function () { button.textContent = "Select the text to copy it"; });
+      });
+    });
+  }
+
+  // The sign-up form posts from the page: where the service cannot be reached the reader
+  // is told so, and what they typed stays in the form. The service answers no script of
+  // another site, so a reply is taken as received; the service's email says the rest.
+  function signup() {
+    var form = document.querySelector("form.notify-form");
+    if (!form || !window.fetch || !window.URLSearchParams) return;
+    var status = form.querySelector(".notify-status");
+    var button = form.querySelector("button[type=submit]");
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      button.disabled = true;
+      status.textContent = "Sending…";
+      fetch(form.action, {
+        method: "POST", mode: "no-cors", credentials: "omit",
+        body: new URLSearchParams(new FormData(form))
+      }).then(function () {
+        status.textContent = "Sent. Look for an email from us with a link to confirm: " +
+          "nothing more is sent until you follow it.";
+        form.classList.add("notify-sent");
+      }, function () {
+        status.textContent = "The sign-up service cannot be reached just now, so nothing " +
+          "was sent. What you typed is still here: try again in a while.";
+        button.disabled = false;
+      });
+    });
+  }
+
   previews();
   searchBox();
   sortableTables();
+  menus();
+  copyButtons();
+  signup();
 })();
