@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path, loopback
+from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path, loopback, need_record
 
 if TYPE_CHECKING:
     from sourcebook.live import LiveSite
@@ -32,7 +32,6 @@ def serve(
     any change."""
     from sourcebook.live import LiveSite
     from sourcebook.publish.site.serve import SiteServer
-    from sourcebook.read.settings import SETTINGS_FILE
 
     services: list[LocalService] = []
     live: LiveSite
@@ -41,9 +40,8 @@ def serve(
 
         urls = {} if no_notify else house_notify(record, host, port, services)
         live = LiveHouse(record, notify_urls=urls)
-    elif not (record / SETTINGS_FILE).is_file():
-        fail(f"{record.as_posix()}: no {SETTINGS_FILE} here, so this is not a record")
     else:
+        need_record(record)
         notify = None if no_notify else local_notify(record, host, port)
         services += [notify] if notify else []
         live = LiveSite(record, notify_url=notify.url if notify else None)

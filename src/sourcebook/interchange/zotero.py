@@ -86,7 +86,10 @@ def plan_import(root: Path, works: list[Work], shown: str) -> Plan:
 
     record = read_record(root, Diagnostics())
     if record is None:
-        raise ImportProblem(f"{root}: not a record (no sourcebook.toml)")
+        raise ImportProblem(
+            f"{root.as_posix()}: its sourcebook.toml cannot be read: "
+            f"'sourcebook check {root.as_posix()}' says why"
+        )
     roster = Roster.of([*record.of("person"), *record.of("party")])
     state = read_state(root)
     plan = Plan(state=state)

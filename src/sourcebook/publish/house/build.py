@@ -157,7 +157,7 @@ class HousePages:
                 "page_url": FEED_URL,
                 "feed_path": FEED_URL,
                 "updated": updated
-                or timestamp(max(b.record.settings.book.closes for b in self.series.books)),
+                or timestamp(max(b.record.settings.book.stands_at() for b in self.series.books)),
             }
             write_file(out / FEED_URL.lstrip("/"), self._render("house_feed.atom", context))
         return len(pages) + 2 + bool(self.origin)
@@ -178,7 +178,7 @@ class HousePages:
                     "subtitle": book.record.settings.book.subtitle,
                     "author": book.record.settings.book.author,
                     "volume": book.record.settings.book.volume,
-                    "closes": book.record.settings.book.closes.isoformat(),
+                    "closes": str(book.record.settings.book.closes or ""),
                     "url": book.url,
                     "counts": {kind: len(book.record.entities[kind]) for kind in _kinds(book)},
                 }

@@ -56,9 +56,9 @@ def make_feed(
     view: SiteView, url: str, page: str, title: str, subtitle: str, entries: list[Entry]
 ) -> Feed:
     """A feed of `entries`, newest first, updated when its newest entry was (or, with none,
-    when the record closes)."""
+    the day the record stands at)."""
     entries = sorted(entries, key=lambda e: (e.updated, e.id), reverse=True)
-    updated = entries[0].updated if entries else timestamp(view.book.closes)
+    updated = entries[0].updated if entries else timestamp(view.book.stands_at())
     return Feed(
         id=view.links.absolute(url),
         title=title,
@@ -104,7 +104,7 @@ def releases_feed(view: SiteView, url: str) -> Feed:
             Entry(
                 id=link,
                 title=release.title,
-                updated=timestamp(release.date) if release.date else timestamp(view.book.closes),
+                updated=timestamp(release.date or view.book.stands_at()),
                 url=link,
                 summary=html.unescape(summary),
             )
