@@ -149,7 +149,7 @@ class _Among:
 
 def _linked_among(record: Record, matcher: NameMatcher) -> _Among:
     keys = sorted((*record.entities_keys(), *((*k, "broken") for k in record.broken)))
-    entities = Kept.key(LINKED, repr(keys))
+    entities = Kept.key(LINKED, repr(keys), repr(sorted(record.citation_keys().items())))
     return _Among(Kept.key(LINKED, matcher.fingerprint, entities), entities, matcher.table)
 
 
@@ -442,7 +442,7 @@ def _link_prose(
             )
         )
     for cite in found.citations:
-        target = ("source", cite.source)
+        target = ("source", record.cited(cite.source))
         into.add(
             Ref(
                 key,
@@ -457,7 +457,7 @@ def _link_prose(
         )
     default_source = entity.id if entity.KIND == "source" else None
     for quote in found.quotes:
-        source = quote.cited or default_source
+        source = record.cited(quote.cited) if quote.cited else default_source
         if source is not None:
             into.quotes.append(
                 QuoteClaim(

@@ -11,7 +11,10 @@ from typing import NamedTuple
 WIKI_LINK = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
 # [@id] or [@id, p. 81]; several may share brackets: [@a; @b, p. 3]
 CITATION = re.compile(r"\[(@[^\[\]\n]+?)\]")
-CITATION_ITEM = re.compile(r"@([A-Za-z0-9][\w-]*)\s*(?:,\s*([^;]+?))?\s*(?:;|$)")
+# A key as Pandoc reads one: internal punctuation allowed (`EpochAI:2025`, `doe.2024`).
+CITATION_ITEM = re.compile(
+    r"@([A-Za-z0-9_](?:\w|[-:.#$%&+?<>~/](?=\w))*)\s*(?:,\s*([^;]+?))?\s*(?:;|$)"
+)
 # Curly double quotation marks: a quote runs from an opening mark to the closing mark
 # that balances it, so a quote may hold a quote (see `quote_spans`). A span marked
 # [“…”]{.scare} or {.title} is not a quote of the source.

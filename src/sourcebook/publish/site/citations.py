@@ -45,8 +45,10 @@ class Citations:
         """What it makes that pages share, for the next build to take what is unchanged."""
 
     def authors(self, source: Source) -> list[str]:
+        """Its people, then the organizations that wrote it as a body."""
         people = (self.record.get("person", a) for a in source.authors)
-        return [p.title for p in people if p is not None]
+        bodies = (self.record.get("party", o) for o in source.organizations)
+        return [p.title for p in (*people, *bodies) if p is not None]
 
     def publisher(self, source: Source) -> Party | None:
         party = self.record.get("party", source.publisher) if source.publisher else None
@@ -66,6 +68,8 @@ class Citations:
         READS.entity(source)
         people = (self.record.get("person", a) for a in source.authors)
         names = [name_parts(p)[1] for p in people if p is not None and p.title.split()]
+        bodies = (self.record.get("party", o) for o in source.organizations)
+        names += [body.title for body in bodies if body is not None]
         if len(names) > 2:
             who = f"{names[0]} et al."
         else:

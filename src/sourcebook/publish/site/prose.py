@@ -233,7 +233,7 @@ class ProseRenderer:
         return f'<span class="citation">({"; ".join(parts)})</span>'
 
     def _cite(self, source_id: str) -> str:
-        source = self.record.get("source", source_id)
+        source = self.record.get("source", self.record.cited(source_id))
         if source is None:
             return _escape(f"@{source_id}")
         href, label = _escape(self.urls.entity(source)), _escape(self.cite_label(source))
