@@ -175,12 +175,17 @@ def announce(record: Path, campaign: str, db: str | None, dev: bool, patience: f
 @DB
 @click.option("--state", type=click.Choice(["pending", "confirmed", "unsubscribed"]), default=None)
 def list_readers(record: Path, db: str | None, state: str | None) -> None:
-    """List the readers: id, state, address and dates."""
+    """List the readers: id, state, address and dates, under a header line."""
     from sourcebook.notify.ops import readers
 
     with _database(record, db) as database:
+        click.echo("\t".join(READER_COLUMNS))
         for row in readers(database, state):
             click.echo("\t".join(str(value) for value in row))
+
+
+READER_COLUMNS = ("id", "state", "address", "created", "confirmed", "unsubscribed")
+"""The columns `notify list` prints, as `notify.ops.readers` gives them."""
 
 
 @notify.command()

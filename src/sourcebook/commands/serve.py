@@ -22,7 +22,12 @@ if TYPE_CHECKING:
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("-p", "--port", default=8000, show_default=True, type=int, help="The port.")
 @click.option("--no-watch", is_flag=True, help="Build once; do not rebuild on change.")
-@click.option("-v", "--verbose", is_flag=True, help="Print every warning, and log every request.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Print every warning, and log every request (the site's and the sign-up service's).",
+)
 @click.option("--no-notify", is_flag=True, help="Without the sign-up service beside the site.")
 def serve(
     record: Path, host: str, port: int, no_watch: bool, verbose: bool, no_notify: bool
@@ -33,6 +38,10 @@ def serve(
     from sourcebook.live import LiveSite
     from sourcebook.publish.site.serve import SiteServer
 
+    if not verbose:  # the preview's sign-up service logs its requests with -v alone
+        from sourcebook.notify.logs import quiet
+
+        quiet()
     services: list[LocalService] = []
     live: LiveSite
     if house_path(record):
