@@ -101,18 +101,7 @@ class Citations:
         if proven is None:
             report = self.proofs
             proven = proven_quotes(report, source) if report is not None else {}
-        if not proven:
-            return html
-
-        def wrap(quoted: str) -> str:
-            inner = quoted[1:-1]
-            found = proven.get(_words(html_unescape(_TAG.sub("", inner))))
-            if found is None or "<" in inner and not _balanced(inner):
-                return quoted
-            status, note = escape(found[0]), escape(found[1])
-            return f'<span class="quote" data-proof="{status}" title="{note}">{quoted}</span>'
-
-        return Markup(_each_quote(str(html), wrap))
+        return marked(html, proven)
 
     # The citation is built as HTML strings, each value from the record escaped where it
     # goes in: markupsafe's Markup.format costs several times more, on every source.
@@ -197,11 +186,33 @@ told of its proof."""
 
 def proven_quotes(report: QuoteReport, source: Source) -> ProvenQuotes:
     """What the citation of `source` shows of the proof of its annotation's quotes."""
+    return proven_in(report, source, "annotation")
+
+
+def proven_in(report: QuoteReport, entity: Entity, field: str) -> ProvenQuotes:
+    """The proof of each quote written in one prose field of `entity`, by its words."""
     return {
         _words(p.claim.text): (p.status.value, _proof_note(p))
-        for p in report.for_owner(source.key)
-        if p.claim.field == "annotation"
+        for p in report.for_owner(entity.key)
+        if p.claim.field == field
     }
+
+
+def marked(html: Markup, proven: ProvenQuotes) -> Markup:
+    """Each quote of `html` wrapped in its verification, found by its words (a reader sees
+    ✓ after a verified one)."""
+    if not proven:
+        return html
+
+    def wrap(quoted: str) -> str:
+        inner = quoted[1:-1]
+        found = proven.get(_words(html_unescape(_TAG.sub("", inner))))
+        if found is None or "<" in inner and not _balanced(inner):
+            return quoted
+        status, note = escape(found[0]), escape(found[1])
+        return f'<span class="quote" data-proof="{status}" title="{note}">{quoted}</span>'
+
+    return Markup(_each_quote(str(html), wrap))
 
 
 def _each_quote(html: str, wrap: Callable[[str], str]) -> str:
