@@ -102,3 +102,18 @@ def test_an_unknown_key_is_reported_as_an_unknown_source(tmp_path: Path) -> None
     checked = run("check", str(record))
     assert checked.returncode == 1
     assert "EpochAI:2026" in checked.stdout
+
+
+def test_a_key_two_sources_give_is_an_error(tmp_path: Path) -> None:
+    record = tmp_path / "record"
+    assert run("init", str(record)).returncode == 0
+    for name in ("one", "two"):
+        (record / "sources" / f"{name}.md").write_text(
+            f"---\ntitle: {name}\ncategory: other\ncitation_key: Same:2025\n---\n", "utf-8"
+        )
+    checked = run("check", str(record))
+    assert checked.returncode == 1
+    assert (
+        f"{record}/sources/two.md:4:15: error L008 citation key 'Same:2025' is also source "
+        "'one''s: [@Same:2025] cites 'one'"
+    ) in checked.stdout
