@@ -72,11 +72,16 @@ def test_an_open_record_is_dated_against_today(book: Path) -> None:
 
 
 def test_an_open_record_stands_at_today_and_says_it_is_open(book: Path, tmp_path: Path) -> None:
+    settings = book / "sourcebook.toml"  # a site with an address has feeds
+    text = settings.read_text(encoding="utf-8")
+    settings.write_text(text.replace("[site]\n", '[site]\nbase_url = "https://example.org"\n'))
     built = run("build", str(book), "-q")
     assert built.returncode == 0, built.stderr
     home = (book / "_site" / "index.html").read_text(encoding="utf-8")
     assert "its record is open: it is still being written." in home
     assert "its record closes on" not in home
+    feed = (book / "_site" / "corrections.atom").read_text(encoding="utf-8")
+    assert f"<updated>{TODAY.isoformat()}T00:00:00Z</updated>" in feed  # no correction yet
     later = run("build", str(book), "-q", "--as-of", (TODAY + timedelta(days=1)).isoformat())
     assert later.returncode == 2
     assert later.stderr.startswith("error: --as-of ") and "is after today" in later.stderr
