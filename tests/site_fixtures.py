@@ -28,6 +28,7 @@ publisher = "Dryburgh, an imprint of Contestra OÜ, Tallinn, Estonia"
 series = "The Compute Economy"
 volume = 1
 closes = 2026-11-08
+licence = "CC-BY-4.0"
 
 [site]
 base_url = "https://dryburgh.com"

@@ -124,6 +124,7 @@ house = {y(SVG)}
 publisher = {y(TEXT)}
 series = {y(TEMPLATE)}
 closes = 2026-11-08
+licence = "CC-BY-4.0"
 
 [site]
 base_url = {y("https://example.org/" + ATTRIBUTE)}

@@ -85,7 +85,7 @@ def test_init_writes_a_record_that_checks_and_builds_clean(tmp_path: Path) -> No
     ignored = (tmp_path / "my-book" / ".gitignore").read_text().splitlines()
     assert {"_site/", "._site.*/", ".sourcebook-cache/"} <= set(ignored)
     made = {p.name for p in (tmp_path / "my-book").iterdir()} - {"_site", ".sourcebook-cache"}
-    assert made == {".gitignore", "README.md", "sourcebook.toml", *INIT_FOLDERS}
+    assert made - {".git"} == {".gitignore", "README.md", "sourcebook.toml", *INIT_FOLDERS}
 
 
 def test_init_titles_are_escaped_in_settings(tmp_path: Path) -> None:

@@ -136,7 +136,7 @@ def test_highlights_become_quotes_that_check_proves(record: Path, export: Path) 
         "  “the first of many “Fairwater” sites, linked into one machine”\n"
         "  “Each site draws hundreds of megawatts.”\n"
     ) in text
-    assert "    prefix: The company called it\n" in text
+    assert '    prefix: "The company called it\\n"\n' in text
     assert "    hypothesis: kJ3x1Qb2EfC\n" in text
     assert text.endswith("---\nKept by hand.\n")
     listed = run("check", str(record), "--quotes", "--list", "--format", "json")
@@ -181,5 +181,44 @@ def test_a_file_that_is_not_an_export_is_one_line(record: Path, tmp_path: Path) 
     assert result.returncode == 2
     assert (
         result.stderr
-        == f"error: {path}: not a Hypothesis export: no list of annotations ('rows')\n"
+        == f"error: {path}: not a Hypothesis export: no list of annotations ('rows' or "
+        "'annotations')\n"
     )
+
+
+def client_export(rows: list[dict]) -> dict:
+    """What the Hypothesis client's Export button writes: its rows under 'annotations'."""
+    return {
+        "export_date": "2026-10-12T09:20:44.112Z",
+        "export_userid": "acct:reader@hypothes.is",
+        "client_version": "1.1571.0",
+        "annotations": rows,
+    }
+
+
+EDGES = [
+    ("The company called it\n", " by a dedicated"),
+    ("  two spaces before, a tab after\t", "\u00a0no-break space first"),
+    ("", "\n\nnew lines  "),
+]
+
+
+def test_the_clients_export_is_taken_and_edges_kept_byte_for_byte(
+    record: Path, tmp_path: Path
+) -> None:
+    words = ["Microsoft opened Fairwater Atlanta", "linked into one machine", "megawatts"]
+    rows = [
+        row(f"edge{i}", "https://www.example.com/news/fairwater-atlanta/", said, pre, post)
+        for i, (said, (pre, post)) in enumerate(zip(words, EDGES, strict=True))
+    ]
+    path = tmp_path / "hypothesis-export.json"
+    path.write_text(json.dumps(client_export(rows), indent=2), encoding="utf-8")
+    result = run("import", "hypothesis", str(path), str(record))
+    assert result.returncode == 0, result.stderr
+    assert "3 quotes added, 0 already imported" in result.stdout
+    from sourcebook.pipeline import check
+
+    (source,) = check(record).record.of("source")
+    kept = [(h.prefix, h.suffix) for h in source.highlights]
+    assert kept == EDGES
+    assert run("check", str(record)).returncode == 0

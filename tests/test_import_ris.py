@@ -60,5 +60,5 @@ def test_ris_items_become_sources(tmp_path: Path) -> None:
     news = (record / "sources" / "king2025microsoft.md").read_text("utf-8")
     assert "category: press\n" in news and "date: 2025-11-12\n" in news
     assert (record / "people" / "martin-luther-king-jr.md").exists()
-    assert "publisher: epoch-ai\n" in (record / "sources" / "epoch-hub.md").read_text("utf-8")
+    assert "organizations: [epoch-ai]\n" in (record / "sources" / "epoch-hub.md").read_text("utf-8")
     assert run("check", str(record)).returncode == 0

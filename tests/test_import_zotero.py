@@ -191,18 +191,19 @@ def test_export_gives_zotero_the_same_keys(record: Path, tmp_path: Path) -> None
     result = run("export", "csl-json", str(record))
     assert result.returncode == 0, result.stderr
     exported = {item["id"]: item for item in json.loads(result.stdout)}
-    assert sorted(exported) == ["epochai-2025", "kinder2025fairwater", "king1963", "sevilla2022"]
+    assert sorted(exported) == ["EpochAI:2025", "kinder2025fairwater", "king1963", "sevilla2022"]
     sevilla = exported["sevilla2022"]
     assert sevilla["citation-key"] == "sevilla2022"
     assert sevilla["type"] == "paper-conference"
     assert sevilla["DOI"] == "10.1109/IJCNN55064.2022.9891914"
-    assert sevilla["page"] == "1–8"
+    assert sevilla["page"] == "1-8"
     assert sevilla["issued"] == {"date-parts": [[2022, 7]]}
     assert sevilla["author"][2] == {"family": "MULLER", "given": "ZOE"}
     assert exported["king1963"]["author"] == [
         {"family": "King", "given": "Martin Luther", "suffix": "Jr."}
     ]
-    assert exported["epochai-2025"]["author"] == [{"literal": "Epoch AI"}]
+    assert exported["EpochAI:2025"]["author"] == [{"literal": "Epoch AI"}]
+    assert exported["EpochAI:2025"]["citation-key"] == "EpochAI:2025"
     assert exported["kinder2025fairwater"]["container-title"] == "The Financial Times"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from hypothesis import example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sourcebook.interchange.editor import EntityFile
@@ -93,3 +93,42 @@ def test_appending_to_prose_keeps_what_was_there(layout: str, words: list[str]) 
     front = front_matter(edited.text())
     assert front["annotation"] == " ".join([before, *words]).strip()
     assert front["category"] == "press" and front["title"] == "T"
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    prefix=st.text(
+        st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(" \t\n"), max_size=40
+    ),
+    suffix=st.text(
+        st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(" \t\n"), max_size=40
+    ),
+)
+def test_highlight_edges_are_kept_byte_for_byte(tmp_path_factory, prefix: str, suffix: str) -> None:
+    import json as json_
+
+    from sourcebook.diagnostics import Diagnostics
+    from sourcebook.interchange.highlights import plan_highlights, write_highlights
+    from sourcebook.interchange.hypothesis import read_hypothesis
+    from sourcebook.read import read_record
+
+    root = tmp_path_factory.mktemp("edges")
+    (root / "sourcebook.toml").write_text('[book]\ntitle = "B"\nhouse = "H"\n', "utf-8")
+    (root / "sources").mkdir()
+    (root / "sources" / "s.md").write_text(
+        "---\ntitle: S\ncategory: press\nurls: [https://example.com/a]\n---\n", "utf-8"
+    )
+    selector = {"type": "TextQuoteSelector", "exact": "words", "prefix": prefix, "suffix": suffix}
+    export = {
+        "annotations": [
+            {"id": "a1", "uri": "https://example.com/a", "target": [{"selector": [selector]}]}
+        ]
+    }
+    path = root / "export.json"
+    path.write_text(json_.dumps(export), "utf-8")
+    write_highlights(root, plan_highlights(root, read_hypothesis(path).highlights))
+    record = read_record(root, Diagnostics())
+    (highlight,) = record.get("source", "s").highlights
+    assert (highlight.prefix, highlight.suffix) == (prefix, suffix)

@@ -296,7 +296,7 @@ def test_a_record_that_does_not_exist_is_not_made(tmp_path) -> None:
     page = tmp_path / "page.txt"
     page.write_text("Words.\n", encoding="utf-8")
     run = add(str(page), "--record", str(tmp_path / "nowhere"))
-    assert "not a record (no sourcebook.toml)" in refused(run, "Q107", 2)
+    assert refused(run, "Q107", 2).endswith("/nowhere: no such folder")
     assert not (tmp_path / "nowhere").exists()
 
 

@@ -212,3 +212,23 @@ def test_an_image_url_is_held_with_its_transcription(server, make_record, tmp_pa
     assert (item["media_type"], item["url"]) == ("image/png", url)
     (quote,) = quotes_of(root)
     assert (quote["verdict"], quote["locator"]) == ("exact", "read as an image")
+
+
+def test_a_page_that_agrees_with_the_source_is_not_said_to_be_kept(server, make_record) -> None:
+    extra = "authors: [tabby-kinder, jane-roe]\npublisher: example\ndate: 2025-11-12\n"
+    root = make_record(
+        {
+            "sources/fairwater.md": source("Fairwater  atlanta OPENS", extra),
+            "people/tabby-kinder.md": "---\ntitle: Tabby Kinder\n---\n",
+            "people/jane-roe.md": "---\ntitle: Jane Roe\n---\n",
+            "parties/example.md": "---\ntitle: Example News\ntype: publisher\n---\n",
+        }
+    )
+    url = server.route("/agrees.html", reply(page(ARTICLE, ARTICLE_HEAD).encode()))
+    done = add(url, "--source", "fairwater", str(root))
+    assert done.returncode == 0, done.stderr
+    assert "kept" not in done.stdout
+    assert done.stdout.splitlines()[2] == (
+        "filled in sources/fairwater.md from the page: updated: 2025-11-14; urls: [" + url + "]"
+    )
+    assert not (root / "people" / "tabby-kinder-2.md").exists()

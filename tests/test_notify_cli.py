@@ -80,10 +80,9 @@ def test_list_export_and_stats(record: Path, db_target: str, smtp: Smtp) -> None
 
     listed = notify("list", str(record), "--db", db_target, "--state", "confirmed")
     assert listed.returncode == 0, listed.stderr
-    assert [line.split("\t")[2] for line in listed.stdout.splitlines()] == [
-        "ada@example.org",
-        "bob@example.org",
-    ]
+    header, *rows = listed.stdout.splitlines()
+    assert header == "id\tstate\taddress\tcreated\tconfirmed\tunsubscribed"
+    assert [line.split("\t")[2] for line in rows] == ["ada@example.org", "bob@example.org"]
     exported = notify("export", str(record), "--db", db_target)
     table = list(csv.DictReader(io.StringIO(exported.stdout)))
     assert [row["address"] for row in table] == ["ada@example.org", "bob@example.org"]

@@ -55,7 +55,7 @@ def test_duplicate_keys_are_reported():
     [
         ("no front matter\n", "R007", "f.md:1:1"),
         ("---\ntitle: a\n", "R008", "f.md:1:1"),
-        ("---\ntitle: [a\n---\n", "R001", "f.md:3:1"),
+        ("---\ntitle: [a\n---\n", "R001", "f.md:2:8"),  # the bracket never closed
         ("---\n- a\n- b\n---\n", "R004", "f.md:2:1"),
         ("---\njust a scalar\n---\n", "R004", "f.md:2:1"),
         ("---\ntitle: a\n  bad: indent\n---\n", "R001", "f.md:3:6"),

@@ -186,8 +186,15 @@ def test_release_bib_is_one_bibtex_entry(released: Path) -> None:
     assert "year      = {2026}," in entry and "month     = nov," in entry
 
 
-def test_a_new_record_without_an_author_releases_valid_data(tmp_path: Path) -> None:
+def test_a_new_record_releases_valid_data_once_its_author_sets_what_it_needs(
+    tmp_path: Path,
+) -> None:
     assert run("init", str(tmp_path / "my-book")).returncode == 0
+    settings = tmp_path / "my-book" / "sourcebook.toml"
+    text = settings.read_text(encoding="utf-8")
+    for line in ("# closes = ", "# author = ", "# licence = "):
+        text = text.replace(line, line[2:])
+    settings.write_text(text.replace('"Your Name"', '"Ada Quill"'), encoding="utf-8")
     result = run("release", "0.1.0", str(tmp_path / "my-book"), "-q")
     assert result.returncode == 0, result.stdout + result.stderr
     released = tmp_path / "my-book" / "releases" / "0.1.0"
@@ -196,5 +203,5 @@ def test_a_new_record_without_an_author_releases_valid_data(tmp_path: Path) -> N
     assert validate(released / "datapackage.json").valid
     citation = yaml.safe_load((released / "CITATION.cff").read_text(encoding="utf-8"))
     assert cff_errors(citation) == []
-    assert citation["authors"] == [{"name": "MY BOOK"}]  # the house stands in for an author
-    assert "author    = {{MY BOOK}}," in (released / "release.bib").read_text(encoding="utf-8")
+    assert citation["authors"] == [{"family-names": "Quill", "given-names": "Ada"}]
+    assert citation["license"] == "CC-BY-4.0"

@@ -3,7 +3,8 @@ checked again.
 
 What check found is kept in the record's state folder under one hash of all it can depend
 on: every file of the record by its content (`read.fingerprint`), the path it was given
-by, the day it is checked as of, and sourcebook's own code. The same hash gives the same
+by, the day it is checked as of, today (an open record's dates are checked against it),
+and sourcebook's own code. The same hash gives the same
 diagnostics, so the second check of an unchanged record reads them back. Nothing else is
 trusted: a kept result that cannot be read is ignored and the record checked in full; one
 whose queries ran out of time is never kept, as the next run may not; nor is the result
@@ -70,7 +71,7 @@ def _checked(root: Path, as_of: date | None) -> Found:
 def _key(root: Path, as_of: date | None, hashes: Path | None) -> str:
     """The hash of all a check's result depends on: the diagnostics name files by the path
     the record was given by, so that is part of it. `hashes` keeps the files' hashes."""
-    day = as_of.isoformat() if as_of else "close"
+    day = f"{as_of.isoformat() if as_of else 'close'} {date.today().isoformat()}"
     said = f"{code()}\n{day}\n{os.fsencode(root)!r}\n{fingerprint(root, hashes)}"
     return hashlib.sha256(said.encode()).hexdigest()
 

@@ -23,7 +23,7 @@ def as_it_stood(
 ) -> tuple[Record, Graph]:
     """The record as it stood on `day` (default: its close), and its links; the record and
     graph themselves where nothing was known only later. `kept`: as for `link_record`."""
-    then = record_as_of(record, day or record.settings.book.closes)
+    then = record_as_of(record, day or record.settings.book.stands_at())
     if then is record:
         return record, graph
     return then, link_record(then, kept)

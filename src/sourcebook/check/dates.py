@@ -1,5 +1,6 @@
-"""Nothing is dated after the record closes (one entity at a time, `check.each`); a source
-is not dated after its capture (against the Library)."""
+"""Nothing is dated after the record closes, or, while it is open (no `[book] closes`),
+after today (one entity at a time, `check.each`); a source is not dated after its capture
+(against the Library)."""
 
 from __future__ import annotations
 
@@ -14,16 +15,21 @@ from sourcebook.model.settings import Settings
 
 
 def check_dates(entity: Entity, settings: Settings, diagnostics: Diagnostics) -> None:
-    closes = settings.book.closes
-    shown_close = closes.isoformat()
+    closes = settings.book.stands_at()
+    shown_close = settings.book.close_said()
+    hint = (
+        "correct the day, or move [book] closes in sourcebook.toml"
+        if settings.book.closes is not None
+        else "correct the day: until [book] closes is set, nothing may be dated after today"
+    )
     for name in ("date", "updated"):
         value = getattr(entity, name, None)
         if isinstance(value, str) and day_start(value) > closes:
             diagnostics.error(
                 entity.pos(name),
                 "D001",
-                f"'{name}' {value} is after the record closes ({shown_close})",
-                "correct the day, or move [book] closes in sourcebook.toml",
+                f"'{name}' {value} is after {shown_close}",
+                hint,
             )
     date, updated = getattr(entity, "date", None), getattr(entity, "updated", None)
     if isinstance(date, str) and isinstance(updated, str) and day_end(updated) < day_start(date):
@@ -36,7 +42,7 @@ def check_dates(entity: Entity, settings: Settings, diagnostics: Diagnostics) ->
                 entity.pos("figures", index, "as_of"),
                 "D001",
                 f"figure '{figure.metric}' ({figure.status.value}) holds for {figure.as_of}, "
-                f"after the record closes ({shown_close})",
+                f"after {shown_close}",
                 "a figure for a later day is projected, planned or announced",
             )
 

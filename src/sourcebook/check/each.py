@@ -35,7 +35,9 @@ def check_each(
     """Every rule over every entity, each entity's results taken from `kept` where it was
     read as before under the same settings, and kept there where it was not."""
     names = "\0".join(f"{rule.__module__}.{rule.__qualname__}" for rule in rules)
-    under = Kept.key(CHECKED, names, record.settings.model_dump_json())
+    # An open record's dates are checked against today: the day is part of the key.
+    settings = record.settings
+    under = Kept.key(CHECKED, names, settings.model_dump_json(), str(settings.book.stands_at()))
     for entity in record:
         read_as = record.read_as.get(entity.key)
         if read_as is None:  # not read from a file: nothing to keep its results by

@@ -29,6 +29,14 @@ def check_quotes(record: Record, graph: Graph, diagnostics: Diagnostics) -> Quot
             "close the quote, or write a quote inside a quote with its own pair: "
             "“the first of many “Fairwater” sites”",
         )
+    for _owner, pos in graph.straight:
+        diagnostics.warning(
+            pos,
+            "Q011",
+            "words in straight quotes before a citation are not checked as a quote",
+            "write them in curly quotes, “…”, to have them proved against the source's copy "
+            "('sourcebook check --fix-quotes' does it in place)",
+        )
     return report
 
 

@@ -24,6 +24,7 @@ def check_references(record: Record, graph: Graph, diagnostics: Diagnostics) -> 
                     f"[[{ref.text}]] is ambiguous: a {' and a '.join(kinds)}",
                     f"write [[{kinds[0]}:{ref.text}]] or [[{kinds[1]}:{ref.text}]]",
                 )
+    _check_citation_keys(record, diagnostics)
     for term in record.of("term"):
         if isinstance(term, Term) and term.id in term.related:
             index = term.related.index(term.id)
@@ -33,6 +34,24 @@ def check_references(record: Record, graph: Graph, diagnostics: Diagnostics) -> 
                 f"term '{term.id}' lists itself as related",
                 "remove it",
             )
+
+
+def _check_citation_keys(record: Record, diagnostics: Diagnostics) -> None:
+    """A citation key names one source: not another's id, nor another's key."""
+    holders: dict[str, str] = {}
+    for source in record.of("source"):
+        key = getattr(source, "citation_key", None)
+        if not key or key == source.id:
+            continue
+        other = key if record.get("source", key) is not None else holders.get(key)
+        if other is not None:
+            diagnostics.error(
+                source.pos("citation_key"),
+                "L008",
+                f"citation key '{key}' is also source '{other}''s: [@{key}] cites '{other}'",
+                "give one of them another key in Zotero, and import again",
+            )
+        holders.setdefault(key, source.id)
 
 
 def _report_unresolved(ref: Ref, record: Record, diagnostics: Diagnostics) -> None:

@@ -10,7 +10,7 @@ from types import TracebackType
 import click
 
 from sourcebook.commands.check import AS_OF
-from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path
+from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path, need_folder_path
 
 
 @click.command()
@@ -18,8 +18,9 @@ from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path
 @click.option(
     "-o",
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
+    callback=lambda _, __, path: need_folder_path(path),
     help="Where to write the site (default: RECORD/_site; for a house, beside its house file).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no warnings.")

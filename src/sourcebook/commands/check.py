@@ -43,6 +43,12 @@ AS_OF = click.option(
     help="Check the record in full, every file read anew, even where it is unchanged since the"
     " last check.",
 )
+@click.option(
+    "--fix-quotes",
+    is_flag=True,
+    help='First make words in straight quotes before a citation ("…" [@id]) a quote, “…”, '
+    "in place (Q011); nothing else in the files changes.",
+)
 def check(
     record: Path,
     output: str,
@@ -51,6 +57,7 @@ def check(
     listed: bool,
     as_of: datetime | None,
     no_cache: bool,
+    fix_quotes: bool,
 ) -> None:
     """Check RECORD (default: this folder) and report every problem found. RECORD may be a
     house (its house.toml, or the folder holding it): every volume is checked. A record
@@ -58,8 +65,10 @@ def check(
     from sourcebook.remembered import check_remembered
 
     house = house_path(record)
-    if house and quotes:
-        fail("--quotes takes one record: run it on a volume's folder", output)
+    if house and (quotes or fix_quotes):
+        fail("--quotes and --fix-quotes take one record: run it on a volume's folder", output)
+    if fix_quotes:
+        _fix_quotes(record, output)
     day = as_of.date() if as_of else None
     single: Checked | None = None
     try:
@@ -113,6 +122,23 @@ def check(
 
                 print_quote_list(explain(report, single.record.library))
     sys.exit(1 if errors else 0)
+
+
+def _fix_quotes(record: Path, output: str) -> None:
+    from sourcebook.commands.common import need_record
+    from sourcebook.commands.fix_quotes import fix_quotes
+
+    need_record(record, output)
+    for shown, count, written in fix_quotes(record):
+        said = f"{count} quote{'s' * (count != 1)}"
+        if written:
+            click.echo(f"made {said} curly in {shown}", err=output == "json")
+        else:
+            click.echo(
+                f"warning: left {shown} as it is: its {said} sit in a YAML value that escapes "
+                "its marks; make them curly by hand",
+                err=True,
+            )
 
 
 def _said_of_the_record(exc: Exception) -> bool:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from sourcebook.commands.common import RECORD, fail
+from sourcebook.commands.common import RECORD, fail, need_file_path
 
 
 @click.command()
@@ -15,7 +15,8 @@ from sourcebook.commands.common import RECORD, fail
 @click.option(
     "--output",
     "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
+    callback=lambda _, __, path: need_file_path(path),
     help="Write to this file (default: the standard output).",
 )
 def export(format_: str, record: Path, output: Path | None) -> None:
@@ -32,7 +33,9 @@ def export(format_: str, record: Path, output: Path | None) -> None:
     except RecordError as exc:
         fail(str(exc))
     if read is None:
-        fail(f"{record.as_posix()}: not a record")
+        fail(
+            f"{record.as_posix()}: its sourcebook.toml cannot be read ('sourcebook check' says why)"
+        )
     works = works_of(read)
     text = write_csl(works) if format_ == "csl-json" else write_bibtex(works)
     if output is None:

@@ -13,17 +13,29 @@ from sourcebook.commands.common import RECORD, fail
 if TYPE_CHECKING:
     from sourcebook.interchange.zotero import Plan
 
-FILE = click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+FILE = click.argument("file", type=click.Path(path_type=Path))
 DRY_RUN = click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 
 
 class _ImportGroup(click.Group):
-    """`import FILE` is `import zotero FILE`: a Zotero export is what most imports are."""
+    """`import FILE` is `import zotero FILE`: a Zotero export is what most imports are, so
+    the help shows that usage and its options first."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["zotero", *args]
         return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, "[OPTIONS] FILE [RECORD]")
+        formatter.write_usage(ctx.command_path, "hypothesis [OPTIONS] FILE [RECORD]", "   or: ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        zotero = self.commands["zotero"]
+        rows = [row for p in zotero.get_params(ctx) if (row := p.get_help_record(ctx))]
+        with formatter.section("Options"):
+            formatter.write_dl(rows)
+        self.format_commands(ctx, formatter)
 
 
 @click.group(name="import", cls=_ImportGroup)
@@ -42,11 +54,12 @@ def zotero(file: Path, record: Path, dry_run: bool) -> None:
     again, to take Zotero's changes without touching what the author wrote."""
     from sourcebook.interchange.works import FormatError
     from sourcebook.interchange.zotero import ImportProblem, plan_import, write_plan
+    from sourcebook.read import RecordError
 
     try:
         works = read_works(file)
         plan = plan_import(record, works, file.as_posix())
-    except (FormatError, ImportProblem) as exc:
+    except (FormatError, ImportProblem, RecordError) as exc:
         fail(str(exc))
     print_plan(plan, dry_run)
     if not dry_run:
@@ -65,13 +78,13 @@ def hypothesis(file: Path, record: Path, dry_run: bool) -> None:
     from sourcebook.interchange.hypothesis import read_hypothesis
     from sourcebook.interchange.works import FormatError
     from sourcebook.interchange.zotero import ImportProblem
+    from sourcebook.read import RecordError
 
-    if not file.is_file():
-        fail(f"{file}: no such file")
     try:
+        need_file(file)
         export = read_hypothesis(file)
         plan = plan_highlights(record, export.highlights)
-    except (FormatError, ImportProblem) as exc:
+    except (FormatError, ImportProblem, RecordError) as exc:
         fail(str(exc))
     verb = "would add" if dry_run else "added"
     for added in plan.added:
@@ -100,8 +113,7 @@ def read_works(file: Path) -> list[Any]:
     from sourcebook.interchange.ris import read_ris
     from sourcebook.interchange.works import FormatError
 
-    if not file.is_file():
-        raise FormatError(f"{file}: no such file")
+    need_file(file)
     try:
         if file.suffix.lower() in (".bib", ".bibtex"):
             return read_bibtex(file)
@@ -112,6 +124,16 @@ def read_works(file: Path) -> list[Any]:
     except UnicodeDecodeError as exc:
         raise FormatError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     raise FormatError(f"{file}: not a Zotero export: CSL-JSON (.json), BibTeX (.bib) or RIS (.ris)")
+
+
+def need_file(file: Path) -> None:
+    """Raises FormatError, saying why, where `file` is no file to read."""
+    from sourcebook.interchange.works import FormatError
+
+    if not file.exists():
+        raise FormatError(f"{file.as_posix()}: no such file")
+    if not file.is_file():
+        raise FormatError(f"{file.as_posix()}: not a file")
 
 
 def print_plan(plan: Plan, dry_run: bool) -> None:

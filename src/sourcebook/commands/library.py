@@ -9,20 +9,36 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from sourcebook.commands.common import OUTPUT, fail
+from sourcebook.commands.common import OUTPUT
 
 if TYPE_CHECKING:
     from sourcebook.interchange.page import Offer
     from sourcebook.library.report import QuoteReport
 
-RECORD_OPTION = click.option(
-    "--record",
-    "-r",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The record whose Library it is.",
+RECORD_ARGUMENT = click.argument(
+    "record", type=click.Path(path_type=Path), default=None, required=False
 )
+RECORD_OPTION = click.option(
+    "--record", "-r", "record_option", type=click.Path(path_type=Path), default=None, hidden=True
+)
+"""`--record DIR`, as RECORD was once given; kept so that scripts that name it still run."""
+
+
+def record_given(record: Path | None, record_option: Path | None, output: str = "text") -> Path:
+    """RECORD, or `--record`, or this folder, where it is a record; else one line, exit 2."""
+    from sourcebook.library.refusal import BAD_OPTION, NO_SUCH_RECORD_OR_SOURCE
+    from sourcebook.read.paths import record_problem
+
+    if record is not None and record_option is not None and record != record_option:
+        refuse(BAD_OPTION, f"RECORD {record} and --record {record_option} differ: give one")
+    path = record or record_option or Path(".")
+    problem = record_problem(path, path.as_posix())
+    if problem and output == "json":
+        click.echo(json.dumps({"error": problem}))
+        sys.exit(2)
+    if problem:
+        refuse(NO_SUCH_RECORD_OR_SOURCE, problem)
+    return path
 
 
 @click.group()
@@ -32,6 +48,7 @@ def library() -> None:
 
 @library.command()
 @click.argument("target")
+@RECORD_ARGUMENT
 @RECORD_OPTION
 @click.option("--source", "source", help="Name the item in this source's 'library:' list.")
 @click.option(
@@ -46,7 +63,7 @@ def library() -> None:
 @click.option("--holds", help="How much of the original the copy holds.")
 @click.option(
     "--transcription",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="An image's transcription, written by hand: the image is read as an image.",
 )
 @click.option(
@@ -76,14 +93,16 @@ def library() -> None:
 )
 def add(
     target: str,
-    record: Path,
+    record: Path | None,
+    record_option: Path | None,
     source: str | None,
     timeout: str,
     max_bytes: str,
     fill: bool,
     **details: object,
 ) -> None:
-    """Add TARGET, a file or an http(s) URL, to the Library; the same bytes give the same item."""
+    """Add TARGET, a file or an http(s) URL, to the Library of RECORD (default: this
+    folder); the same bytes give the same item."""
     from sourcebook.interchange.editor import EditError
     from sourcebook.interchange.page import offer_for
     from sourcebook.library.capture import Budget
@@ -91,6 +110,7 @@ def add(
     from sourcebook.library.refusal import BAD_OPTION, NO_SUCH_RECORD_OR_SOURCE, TOO_LARGE, Refused
     from sourcebook.model.library import ItemKind
 
+    record = record_given(record, record_option)
     kind = details.pop("kind")
     try:
         budget = Budget(
@@ -173,15 +193,16 @@ def _value(value: object) -> str:
 
 
 @library.command("list")
+@RECORD_ARGUMENT
 @RECORD_OPTION
 @OUTPUT
-def list_items(record: Path, output: str) -> None:
-    """List the Library's items: shelf, kind, capture day, what it holds, where from."""
+def list_items(record: Path | None, record_option: Path | None, output: str) -> None:
+    """List the Library's items of RECORD (default: this folder): shelf, kind, capture day,
+    what it holds, where from."""
     from sourcebook.diagnostics import Diagnostics
     from sourcebook.read.library import read_library
 
-    if not record.is_dir():
-        fail(f"{record.as_posix()}: no such folder", output)
+    record = record_given(record, record_option, output)
     held = read_library(record, record.as_posix(), Diagnostics())
     if output == "json":
         items = [item.model_dump(mode="json") | {"shelf": item.shelf} for item in held]

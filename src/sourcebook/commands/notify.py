@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import RECORD, fail, loopback
+from sourcebook.commands.common import (
+    RECORD,
+    RECORD_FOLDER,
+    fail,
+    loopback,
+    need_file_path,
+    need_record,
+)
 
 if TYPE_CHECKING:
     from sourcebook.notify.database import Database
@@ -54,6 +61,8 @@ def _errors_as_lines() -> Iterator[None]:
 def _database(record: Path, db: str | None, dev: bool = False) -> Iterator[Database]:
     from sourcebook.notify.setup import database_target, open_migrated
 
+    if db is None and not dev:  # the database is the record's own: there must be a record
+        need_record(record)
     with _errors_as_lines():
         database = open_migrated(database_target(record, db, dev))
         try:
@@ -162,22 +171,34 @@ def announce(record: Path, campaign: str, db: str | None, dev: bool, patience: f
 
 
 @notify.command("list")
-@RECORD
+@RECORD_FOLDER
 @DB
 @click.option("--state", type=click.Choice(["pending", "confirmed", "unsubscribed"]), default=None)
 def list_readers(record: Path, db: str | None, state: str | None) -> None:
-    """List the readers: id, state, address and dates."""
+    """List the readers: id, state, address and dates, under a header line."""
     from sourcebook.notify.ops import readers
 
     with _database(record, db) as database:
+        click.echo("\t".join(READER_COLUMNS))
         for row in readers(database, state):
             click.echo("\t".join(str(value) for value in row))
 
 
+READER_COLUMNS = ("id", "state", "address", "created", "confirmed", "unsubscribed")
+"""The columns `notify list` prints, as `notify.ops.readers` gives them."""
+
+
 @notify.command()
-@RECORD
+@RECORD_FOLDER
 @DB
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    callback=lambda _, __, path: need_file_path(path),
+    help="Write to this file (default: the standard output).",
+)
 def export(record: Path, db: str | None, out: Path | None) -> None:
     """Write the confirmed readers as CSV (to standard output, or OUT)."""
     from sourcebook.notify.ops import export as write_csv
@@ -200,7 +221,7 @@ def export(record: Path, db: str | None, out: Path | None) -> None:
 
 
 @notify.command()
-@RECORD
+@RECORD_FOLDER
 @DB
 @click.option("--format", "output", type=click.Choice(["text", "json"]), default="text")
 def stats(record: Path, db: str | None, output: str) -> None:
@@ -218,7 +239,7 @@ def stats(record: Path, db: str | None, output: str) -> None:
 
 
 @notify.command()
-@RECORD
+@RECORD_FOLDER
 @DB
 def migrate(record: Path, db: str | None) -> None:
     """Bring the database's schema up to date (serve does it too)."""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import RECORD, fail
+from sourcebook.commands.common import fail, need_record
 
 if TYPE_CHECKING:
     from sourcebook.publish.release.changelog import Changelog
@@ -25,22 +25,32 @@ CHANGES = {
 
 @click.command()
 @click.argument("version")
-@RECORD
+@click.argument("record", type=click.Path(path_type=Path), default=Path("."), required=False)
 @click.option("-q", "--quiet", is_flag=True, help="No summary and no warnings.")
 def release(version: str, record: Path, quiet: bool) -> None:
     """Check RECORD and write its data release VERSION (a day such as 2026-11-08, or a
     version such as 1.2.0) into RECORD/releases/VERSION; a release is never overwritten."""
     from sourcebook.commands.check import checked_or_exit
-    from sourcebook.publish.release import ReleaseError, check_version, release_folder
+    from sourcebook.diagnostics import Diagnostics
+    from sourcebook.publish.release import ReleaseError, check_version, release_folder, unreleasable
     from sourcebook.publish.release import release as write_release
+    from sourcebook.read import RecordError
+    from sourcebook.read.settings import read_settings
 
     try:
         check_version(version)
     except ReleaseError as exc:
         fail(str(exc))
-    target = release_folder(record, version)
+    target = release_folder(need_record(record), version)
     if target.exists():  # refused before the record is read, as release() would refuse it
         fail(f"{target} already exists: a release is never overwritten", status=1)
+    try:  # settings that cannot be read are reported by the check below
+        settings = read_settings(record, record.as_posix(), Diagnostics())
+    except RecordError as exc:
+        fail(str(exc))
+    lacking = unreleasable(settings.book) if settings is not None else None
+    if lacking:
+        fail(lacking, status=1)
     checked = checked_or_exit(record, quiet=quiet)
     try:
         released = write_release(checked, record, version)

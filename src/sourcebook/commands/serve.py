@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path, loopback
+from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path, loopback, need_record
 
 if TYPE_CHECKING:
     from sourcebook.live import LiveSite
@@ -22,7 +22,12 @@ if TYPE_CHECKING:
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("-p", "--port", default=8000, show_default=True, type=int, help="The port.")
 @click.option("--no-watch", is_flag=True, help="Build once; do not rebuild on change.")
-@click.option("-v", "--verbose", is_flag=True, help="Print every warning, and log every request.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Print every warning, and log every request (the site's and the sign-up service's).",
+)
 @click.option("--no-notify", is_flag=True, help="Without the sign-up service beside the site.")
 def serve(
     record: Path, host: str, port: int, no_watch: bool, verbose: bool, no_notify: bool
@@ -32,8 +37,11 @@ def serve(
     any change."""
     from sourcebook.live import LiveSite
     from sourcebook.publish.site.serve import SiteServer
-    from sourcebook.read.settings import SETTINGS_FILE
 
+    if not verbose:  # the preview's sign-up service logs its requests with -v alone
+        from sourcebook.notify.logs import quiet
+
+        quiet()
     services: list[LocalService] = []
     live: LiveSite
     if house_path(record):
@@ -41,9 +49,8 @@ def serve(
 
         urls = {} if no_notify else house_notify(record, host, port, services)
         live = LiveHouse(record, notify_urls=urls)
-    elif not (record / SETTINGS_FILE).is_file():
-        fail(f"{record.as_posix()}: no {SETTINGS_FILE} here, so this is not a record")
     else:
+        need_record(record)
         notify = None if no_notify else local_notify(record, host, port)
         services += [notify] if notify else []
         live = LiveSite(record, notify_url=notify.url if notify else None)

@@ -56,17 +56,17 @@ QUERY_KINDS = ("indicator", "test", "chart")
 
 
 class AsOfError(ValueError):
-    """An as-of day the record cannot stand at: one after it closes."""
+    """An as-of day the record cannot stand at: one after it closes (or, open, after today)."""
 
 
 def record_day(record: Record, as_of: date | None) -> date:
-    """The day the compiled record stands at: `as_of`, or the record's close."""
-    closes = record.settings.book.closes
-    if as_of is not None and as_of > closes:
-        raise AsOfError(
-            f"--as-of {as_of.isoformat()} is after the record closes ({closes.isoformat()})"
-        )
-    return as_of or closes
+    """The day the compiled record stands at: `as_of`, or the record's close (today, while
+    it is open)."""
+    book = record.settings.book
+    stands = book.stands_at()
+    if as_of is not None and as_of > stands:
+        raise AsOfError(f"--as-of {as_of.isoformat()} is after {book.close_said()}")
+    return as_of or stands
 
 
 def compile_checked(checked: Checked, path: Path | str, as_of: date | None = None) -> Path:
@@ -186,7 +186,7 @@ def fill(
             ("schema_version", SCHEMA_VERSION),
             ("sourcebook_version", __version__),
             ("title", record.settings.book.title),
-            ("closes", record.settings.book.closes.isoformat()),
+            ("closes", str(record.settings.book.closes or "")),
             ("as_of", day.isoformat()),
             ("query_seconds", str(record.settings.limits.query_seconds)),
         ],

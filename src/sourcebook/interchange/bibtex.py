@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sourcebook.interchange.works import Creator, FormatError, Work, bare_doi
+from sourcebook.interchange.works import URL_LINE, Creator, FormatError, Work, bare_doi, page_range
 from sourcebook.model.bibtex import braced
 
 BIB_TO_CSL = {
@@ -51,6 +51,37 @@ CSL_TO_BIB = {
 _CONTAINERS = ("journaltitle", "journal", "booktitle", "series")
 _PUBLISHERS = ("publisher", "institution", "organization", "school")
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+BABEL = {
+    "english": "en",
+    "british": "en-GB",
+    "american": "en-US",
+    "canadian": "en-CA",
+    "australian": "en-AU",
+    "ngerman": "de",
+    "german": "de",
+    "french": "fr",
+    "spanish": "es",
+    "italian": "it",
+    "dutch": "nl",
+    "portuguese": "pt",
+    "brazilian": "pt-BR",
+    "danish": "da",
+    "swedish": "sv",
+    "norsk": "nb",
+    "finnish": "fi",
+    "polish": "pl",
+    "czech": "cs",
+    "russian": "ru",
+    "greek": "el",
+    "turkish": "tr",
+    "japanese": "ja",
+    "korean": "ko",
+    "chinese": "zh",
+    "estonian": "et",
+}
+"""BibLaTeX's `langid` (a babel language name, as Better BibTeX writes it) and the BCP 47
+tag Zotero and CSL keep for it; a name not here is kept as it is written."""
+LANGID = {tag: name for name, tag in reversed(BABEL.items())}
 
 
 def read_bibtex(path: Path) -> list[Work]:
@@ -97,9 +128,18 @@ def _work(entry: Any) -> Work:
         publisher=text(*_PUBLISHERS),
         date=_date(raw("date"), raw("year"), raw("month")),
         url=raw("url"),
+        more_urls=URL_LINE.findall(raw("note")),
         doi=bare_doi(raw("doi")),
-        pages=text("pages").replace("--", "–"),
+        pages=page_range(text("pages")),
+        volume=text("volume"),
+        place=text("location", "address"),
+        accessed=_date(raw("urldate"), "", ""),
+        language=_language(raw("langid") or raw("language")),
     )
+
+
+def _language(name: str) -> str:
+    return BABEL.get(name.strip().lower(), name.strip())
 
 
 def _creator(name: Any) -> Creator:
@@ -145,7 +185,7 @@ def _entry(work: Work) -> str:
     fields: list[tuple[str, str]] = [("title", "{" + braced(work.title) + "}")]
     if work.authors:
         fields.append(("author", "{" + " and ".join(_bib_name(c) for c in work.authors) + "}"))
-    container = "journal" if kind == "article" else "booktitle"
+    container = "journaltitle" if kind == "article" else "booktitle"
     if work.container:
         fields.append((container if kind != "online" else "howpublished", braced(work.container)))
     subtype = {"article-newspaper": "newspaper", "article-magazine": "magazine"}.get(work.type)
@@ -154,10 +194,18 @@ def _entry(work: Work) -> str:
     if work.publisher:
         name = "institution" if kind == "techreport" else "publisher"
         fields.append((name, braced(work.publisher)))
+    if work.place:
+        fields.append(("location", braced(work.place)))
     if work.date:
         fields += [("date", f"{{{work.date}}}"), ("year", f"{{{work.date[:4]}}}")]
-    fields += [(n, v) for n, v in (("pages", braced(work.pages)),) if work.pages]
-    fields += [(n, f"{{{v}}}") for n, v in (("doi", work.doi), ("url", work.url)) if v]
+    written = {"volume": work.volume, "pages": page_range(work.pages, "--")}
+    fields += [(name, braced(value)) for name, value in written.items() if value]
+    verbatim = {"doi": work.doi, "url": work.url, "urldate": work.accessed}
+    fields += [(name, f"{{{value}}}") for name, value in verbatim.items() if value]
+    if work.language:
+        fields.append(("langid", braced(LANGID.get(work.language, work.language))))
+    if work.more_urls:
+        fields.append(("note", "{" + "\n".join(work.more_urls) + "}"))
     lines = [f"  {name} = {value}," for name, value in fields]
     return f"@{kind}{{{work.key},\n" + "\n".join(lines) + "\n}\n"
 

@@ -7,7 +7,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sourcebook.interchange.works import Creator, FormatError, Work, bare_doi, day_from_parts
+from sourcebook.interchange.works import (
+    URL_LINE,
+    Creator,
+    FormatError,
+    Work,
+    bare_doi,
+    day_from_parts,
+    page_range,
+)
 
 _KEY_IN_NOTE = re.compile(r"^\s*Citation Key:\s*(\S+)", re.M | re.I)
 
@@ -68,8 +76,13 @@ def _work(item: dict[str, Any], line: int, where: str) -> Work:
         publisher=_text(item.get("publisher")),
         date=_date(item.get("issued")),
         url=_text(item.get("URL")),
+        more_urls=URL_LINE.findall(str(item.get("note") or "")),
         doi=bare_doi(_text(item.get("DOI"))),
-        pages=_text(item.get("page")).replace("--", "–").replace("-", "–"),
+        pages=page_range(_text(item.get("page"))),
+        volume=_text(item.get("volume")),
+        place=_text(item.get("publisher-place")),
+        accessed=_date(item.get("accessed")),
+        language=_text(item.get("language")),
         zotero=_zotero(item),
     )
 
@@ -123,7 +136,8 @@ def _date(issued: Any) -> str:
 
 
 def write_csl(works: list[Work]) -> str:
-    """CSL-JSON that Zotero imports with the same keys: `id` and `citation-key` are the ids."""
+    """CSL-JSON that Zotero imports with the same keys: `id` and `citation-key` are each
+    source's citation key (its id, where it has none of its own)."""
     return json.dumps([_item(w) for w in works], indent=2, ensure_ascii=False) + "\n"
 
 
@@ -136,13 +150,18 @@ def _item(work: Work) -> dict[str, Any]:
     fields = {
         "container-title": work.container,
         "publisher": work.publisher,
+        "publisher-place": work.place,
+        "volume": work.volume,
+        "page": page_range(work.pages, "-"),
         "URL": work.url,
         "DOI": work.doi,
-        "page": work.pages,
+        "language": work.language,
+        "note": "\n".join(work.more_urls),
     }
     item.update({name: value for name, value in fields.items() if value})
-    if work.date:
-        item["issued"] = {"date-parts": [[int(p) for p in work.date.split("-")]]}
+    for name, day in (("issued", work.date), ("accessed", work.accessed)):
+        if day:
+            item[name] = {"date-parts": [[int(p) for p in day.split("-")]]}
     return item
 
 

@@ -149,9 +149,22 @@ def render(key: str, value: Any) -> str:
             return f"{key}: [{', '.join(scalar(v) for v in value)}]\n"
         if all(isinstance(v, str) for v in value):
             return f"{key}:\n" + "".join(f"  - {scalar(v)}\n" for v in value)
-        dumped = yaml.safe_dump(value, allow_unicode=True, sort_keys=False, width=88)
+        dumped = yaml.dump(value, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=88)
         return f"{key}:\n" + "".join(f"  {line}\n" for line in dumped.splitlines())
     return f"{key}: {scalar(value)}\n"
+
+
+class _Dumper(yaml.SafeDumper):
+    """Text with a line break or a tab in double quotes, `\n` for each break, so that it
+    reads as written (the words about a highlight keep their edge spaces and breaks)."""
+
+
+def _text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    style = '"' if any(c in text for c in "\n\t\r") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _text)
 
 
 def _reads_back(plain: str) -> bool:

@@ -43,7 +43,10 @@ def plan_highlights(root: Path, highlights: list[Annotation]) -> HighlightPlan:
 
     record = read_record(root, Diagnostics())
     if record is None:
-        raise ImportProblem(f"{root}: not a record (no sourcebook.toml)")
+        raise ImportProblem(
+            f"{root.as_posix()}: its sourcebook.toml cannot be read: "
+            f"'sourcebook check {root.as_posix()}' says why"
+        )
     holders: dict[str, list[str]] = defaultdict(list)
     for source in record.of("source"):
         for url in getattr(source, "urls", []):

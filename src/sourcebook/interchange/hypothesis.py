@@ -1,4 +1,5 @@
-"""Hypothesis annotations, as its API returns them (and its exports keep them)."""
+"""Hypothesis annotations, as its API returns them (`{"rows": […]}`, or the list alone) and
+as its client's Export button writes them (`{"export_date": …, "annotations": […]}`)."""
 
 from __future__ import annotations
 
@@ -52,9 +53,11 @@ def read_hypothesis(path: Path) -> Export:
         raise FormatError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
     except UnicodeDecodeError as exc:
         raise FormatError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    rows = data.get("rows") if isinstance(data, dict) else data
+    rows = _rows(data)
     if not isinstance(rows, list):
-        raise FormatError(f"{path}: not a Hypothesis export: no list of annotations ('rows')")
+        raise FormatError(
+            f"{path}: not a Hypothesis export: no list of annotations ('rows' or 'annotations')"
+        )
     export = Export()
     for row in rows:
         found = _annotation(row) if isinstance(row, dict) else None
@@ -65,6 +68,12 @@ def read_hypothesis(path: Path) -> Export:
     return export
 
 
+def _rows(data: Any) -> Any:
+    if not isinstance(data, dict):
+        return data
+    return data["annotations"] if "annotations" in data else data.get("rows")
+
+
 def _annotation(row: dict[str, Any]) -> Annotation | None:
     for target in row.get("target") or []:
         for selector in target.get("selector") or [] if isinstance(target, dict) else []:
@@ -73,8 +82,9 @@ def _annotation(row: dict[str, Any]) -> Annotation | None:
                     id=str(row.get("id") or ""),
                     uri=str(row.get("uri") or target.get("source") or ""),
                     exact=" ".join(str(selector["exact"]).split()),
-                    prefix=" ".join(str(selector.get("prefix") or "").split()),
-                    suffix=" ".join(str(selector.get("suffix") or "").split()),
+                    # Where the words stand on the page: kept as written, edge spaces and all.
+                    prefix=str(selector.get("prefix") or ""),
+                    suffix=str(selector.get("suffix") or ""),
                     note=str(row.get("text") or "").strip(),
                     tags=tuple(str(t) for t in row.get("tags") or []),
                     created=str(row.get("created") or ""),

@@ -19,22 +19,29 @@ def works_of(record: Record) -> list[Work]:
 
 
 def work_of(record: Record, source: Source) -> Work:
+    """The source as Zotero keeps an item: its people and then its organizations as its
+    authors, every address (the first as the item's URL), and each field Zotero has."""
     party = record.get("party", source.publisher) if source.publisher else None
     publisher = party.title if isinstance(party, Party) else ""
     authors = [_creator(p) for p in (record.get("person", a) for a in source.authors) if p]
-    if not authors and isinstance(party, Party) and party.type.value != "publisher":
-        authors = [Creator(literal=party.title)]
+    bodies = (record.get("party", o) for o in source.organizations)
+    authors += [Creator(literal=body.title) for body in bodies if body is not None]
     return Work(
-        key=source.id,
+        key=source.citation_key or source.id,
         type=source.csl_type or _type(source),
         title=source.title,
         authors=authors,
         container=source.publication or (publisher if _periodical(source) else ""),
-        publisher=publisher,
+        publisher=publisher if not (_periodical(source) and not source.publication) else "",
         date=source.date or "",
         url=source.urls[0] if source.urls else "",
+        more_urls=source.urls[1:],
         doi=source.doi or "",
         pages=source.pages or "",
+        volume=source.volume or "",
+        place=source.publisher_place or "",
+        accessed=source.accessed or "",
+        language=source.language or "",
     )
 
 

@@ -52,16 +52,13 @@ def offer(root: Path, path: Path, page: PageMetadata, url: str | None) -> Offer:
         "updated": page.updated,
         "urls": [url] if url else None,
     }
-    roster: Roster | None = None
-    if page.authors or page.site:
-        wanted = (not entity.get("authors") and page.authors) or (
-            not entity.get("publisher") and page.site
-        )
-        roster = _roster(root) if wanted else None
-    if page.authors:
-        said["authors"] = _people(roster, page.authors) if roster else list(page.authors)
-    if page.site:
-        said["publisher"] = roster.party(page.site, "publisher") if roster else page.site
+    # The page's people and site as the record's ids, so that a source that names them
+    # already is seen to agree with the page.
+    roster = _roster(root) if page.authors or page.site else None
+    if roster is not None and page.authors:
+        said["authors"] = _people(roster, page.authors)
+    if roster is not None and page.site:
+        said["publisher"] = roster.party(page.site, "publisher")
     for name in ("title", "authors", "publisher", "date", "updated", "urls"):
         value = said.get(name)
         if not value:
@@ -127,4 +124,7 @@ def _ids(value: Any) -> list[str]:
 
 
 def _shown(value: Any) -> str:
-    return str(value)
+    """A value as compared with the page's: case, accents and spacing aside."""
+    from sourcebook.model.person_names import folded
+
+    return folded(" ".join(str(value).split()))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 from sourcebook.model.kinds import Category
@@ -49,8 +48,18 @@ class Work:
     date: str = ""
     """YYYY, YYYY-MM or YYYY-MM-DD."""
     url: str = ""
+    more_urls: list[str] = field(default_factory=list)
+    """The source's other addresses: Zotero keeps them in the item's Extra (CSL's `note`,
+    BibTeX's `note`), one to a line."""
     doi: str = ""
     pages: str = ""
+    """As the record writes a range: `81–97`."""
+    volume: str = ""
+    place: str = ""
+    accessed: str = ""
+    """The day it was last read online: YYYY-MM-DD (or YYYY-MM, YYYY)."""
+    language: str = ""
+    """A BCP 47 tag (`en-GB`), or the name the export gave where it is none that is known."""
     zotero: str = ""
     """The item's address in Zotero, where the export gives it."""
 
@@ -90,9 +99,21 @@ def category_of(item_type: str) -> Category:
 
 
 def record_id(key: str) -> str:
-    """A citation key made a valid id: lowercase ASCII letters, digits and hyphens."""
-    bare = unicodedata.normalize("NFKD", key).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", bare.lower()).strip("-")
+    """A citation key or a name made a valid id: lowercase ASCII letters, digits and
+    hyphens, each letter transliterated as people write it in ASCII (`Søren Ørsted` is
+    `soren-orsted`, `Straße` `strasse`)."""
+    from anyascii import anyascii
+
+    return re.sub(r"[^a-z0-9]+", "-", anyascii(key).lower()).strip("-")
+
+
+def page_range(pages: str, dash: str = "–") -> str:
+    """Pages with each range's dash, hyphen or BibTeX `--` made `dash`: `1--8` is `1–8`."""
+    return re.sub(r"(?<=\w)\s*(?:--|[-\u2010-\u2015\u2212])\s*(?=\w)", dash, pages.strip())
+
+
+URL_LINE = re.compile(r"^\s*(https?://\S+)\s*$", re.M | re.I)
+"""An address alone on a line of an item's Extra (its note)."""
 
 
 def day_from_parts(parts: list[object]) -> str:

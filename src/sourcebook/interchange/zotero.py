@@ -26,7 +26,22 @@ STATE_FILE = Path("imports") / "zotero.json"
 STATE_VERSION = 1
 NEWS_TYPES = ("article-newspaper", "article-magazine", "article")
 """Items whose publication is their publisher: the newspaper is the party that publishes."""
-OWNED = ("title", "csl_type", "authors", "publisher", "publication", "date", "doi", "pages")
+OWNED = (
+    "title",
+    "csl_type",
+    "citation_key",
+    "authors",
+    "organizations",
+    "publisher",
+    "publication",
+    "date",
+    "doi",
+    "volume",
+    "pages",
+    "publisher_place",
+    "accessed",
+    "language",
+)
 """Fields of a source that Zotero owns, besides its own address among the `urls`."""
 
 
@@ -86,16 +101,21 @@ def plan_import(root: Path, works: list[Work], shown: str) -> Plan:
 
     record = read_record(root, Diagnostics())
     if record is None:
-        raise ImportProblem(f"{root}: not a record (no sourcebook.toml)")
+        raise ImportProblem(
+            f"{root.as_posix()}: its sourcebook.toml cannot be read: "
+            f"'sourcebook check {root.as_posix()}' says why"
+        )
     roster = Roster.of([*record.of("person"), *record.of("party")])
     state = read_state(root)
     plan = Plan(state=state)
     seen: dict[str, Work] = {}
+    keys = record.citation_keys()
     for work in works:
-        ident = _claim_id(work, seen, state, shown, plan)
+        ident = _claim_id(work, seen, state, shown, plan, keys.get(work.key))
         if ident is None:
             continue
         owned = _owned(work, roster)
+        owned["citation_key"] = work.key if work.key != ident else None
         path = _source_path(root, ident)
         if path is None:
             change = _created(ident, work, owned)
@@ -114,9 +134,16 @@ _FOLDERS = {"person": "people", "party": "parties", "source": "sources"}
 
 
 def _claim_id(
-    work: Work, seen: dict[str, Work], state: dict[str, Any], shown: str, plan: Plan
+    work: Work,
+    seen: dict[str, Work],
+    state: dict[str, Any],
+    shown: str,
+    plan: Plan,
+    holder: str | None,
 ) -> str | None:
-    ident = record_id(work.key)
+    """The id of the source the item goes to: the source that gives its key (renamed by the
+    author, perhaps), else the key made an id."""
+    ident = holder or record_id(work.key)
     earlier = seen.get(ident)
     imported = state["sources"].get(ident, {}).get("key")
     if not ident:
@@ -139,12 +166,8 @@ def _claim_id(
 
 def _owned(work: Work, roster: Roster) -> dict[str, Any]:
     people = [roster.person(c) for c in work.authors if c.is_person]
-    organizations = [c.name for c in work.authors if not c.is_person and c.name]
-    publisher = None
-    if work.publisher:
-        publisher = roster.party(work.publisher, "publisher")
-    elif organizations:
-        publisher = roster.party(organizations[0], "company")
+    bodies = [roster.party(c.name, "company") for c in work.authors if not c.is_person and c.name]
+    publisher = roster.party(work.publisher, "publisher") if work.publisher else None
     same = publisher is not None and folded(work.container) == folded(work.publisher)
     if publisher is None and work.container and work.type in NEWS_TYPES:
         publisher = roster.party(work.container, "publisher")
@@ -153,11 +176,16 @@ def _owned(work: Work, roster: Roster) -> dict[str, Any]:
         "title": work.title,
         "csl_type": work.type,
         "authors": people,
+        "organizations": list(dict.fromkeys(bodies)),
         "publisher": publisher,
         "publication": None if same else work.container or None,
         "date": work.date or None,
         "doi": work.doi or None,
+        "volume": work.volume or None,
         "pages": work.pages or None,
+        "publisher_place": work.place or None,
+        "accessed": work.accessed or None,
+        "language": work.language or None,
         "url": work.url or None,
     }
 
@@ -165,7 +193,8 @@ def _owned(work: Work, roster: Roster) -> dict[str, Any]:
 def _created(ident: str, work: Work, owned: dict[str, Any]) -> FileChange:
     fields: dict[str, Any] = {"title": owned["title"], "category": category_of(work.type).value}
     fields.update({name: owned[name] for name in OWNED if name != "title"})
-    fields["urls"] = [owned["url"]] if owned["url"] else []
+    urls = [owned["url"]] if owned["url"] else []
+    fields["urls"] = urls + [u for u in dict.fromkeys(work.more_urls) if u not in urls]
     if work.type in ITALIC_TYPES:
         fields["italic_title"] = True
     front = "".join(render(k, v) for k, v in fields.items() if v not in (None, "", []))

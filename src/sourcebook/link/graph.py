@@ -40,6 +40,8 @@ class Graph:
     marked: list[tuple[Key, str, Pos]] = field(default_factory=list)
     """Curly-quoted spans marked as not the source's words: (owner, mark, pos)."""
     unbalanced: list[tuple[Key, Pos]] = field(default_factory=list)
+    straight: list[tuple[Key, Pos]] = field(default_factory=list)
+    """Words in straight quotes right before a citation: where each opens."""
     """Curly quotation marks that no other balances: (owner, pos)."""
     _incoming: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
     _outgoing: dict[Key, list[Ref]] = field(default_factory=lambda: defaultdict(list))
@@ -132,6 +134,7 @@ def link_record(record: Record, kept: Kept | None = None) -> Graph:
         graph.quotes += found.quotes
         graph.marked += found.marked
         graph.unbalanced += found.unbalanced
+        graph.straight += found.straight
         graph.reads.update(found.reads)
         graph.wiki.update(found.wiki)
     return graph
@@ -149,7 +152,7 @@ class _Among:
 
 def _linked_among(record: Record, matcher: NameMatcher) -> _Among:
     keys = sorted((*record.entities_keys(), *((*k, "broken") for k in record.broken)))
-    entities = Kept.key(LINKED, repr(keys))
+    entities = Kept.key(LINKED, repr(keys), repr(sorted(record.citation_keys().items())))
     return _Among(Kept.key(LINKED, matcher.fingerprint, entities), entities, matcher.table)
 
 
@@ -203,6 +206,8 @@ class _Found:
     quotes: list[QuoteClaim] = field(default_factory=list)
     marked: list[tuple[Key, str, Pos]] = field(default_factory=list)
     unbalanced: list[tuple[Key, Pos]] = field(default_factory=list)
+    straight: list[tuple[Key, Pos]] = field(default_factory=list)
+    """Words in straight quotes right before a citation: where each opens."""
     reads: dict[tuple[Key, str], Read] = field(default_factory=dict)
     wiki: dict[tuple[str | None, str], Key | None] = field(default_factory=dict)
     made: list[tuple[bytes, Any]] = field(default_factory=list)
@@ -217,6 +222,7 @@ class _Found:
         self.quotes += other.quotes
         self.marked += other.marked
         self.unbalanced += other.unbalanced
+        self.straight += other.straight
         self.reads.update(other.reads)
         self.wiki.update(other.wiki)
 
@@ -227,17 +233,19 @@ class _Found:
             tuple(q.flat() for q in self.quotes),
             tuple((owner, mark, *_pos(pos)) for owner, mark, pos in self.marked),
             tuple((owner, *_pos(pos)) for owner, pos in self.unbalanced),
+            tuple((owner, *_pos(pos)) for owner, pos in self.straight),
             tuple((k, r.reading, r.spans.tobytes(), r.keys) for k, r in self.reads.items()),
             tuple(self.wiki.items()),
         )
 
     def adopt(self, plain: tuple) -> None:
         """Add what `plain` holds: what linking an entity found before."""
-        refs, quotes, marked, unbalanced, reads, wiki = plain
+        refs, quotes, marked, unbalanced, straight, reads, wiki = plain
         self.refs += map(Ref.from_flat, refs)
         self.quotes += map(QuoteClaim.from_flat, quotes)
         self.marked += [(owner, mark, Pos(*at)) for owner, mark, *at in marked]
         self.unbalanced += [(owner, Pos(*at)) for owner, *at in unbalanced]
+        self.straight += [(owner, Pos(*at)) for owner, *at in straight]
         for key, reading, spans, keys in reads:
             self.reads[key] = Read(reading, array("i", spans), keys)
         self.wiki.update(wiki)
@@ -315,7 +323,14 @@ def _jobs(entities: int) -> int:
 
 
 _Flat = tuple[
-    list[tuple], list[tuple], list[tuple], list[tuple], list[tuple], list[tuple], list[tuple]
+    list[tuple],
+    list[tuple],
+    list[tuple],
+    list[tuple],
+    list[tuple],
+    list[tuple],
+    list[tuple],
+    list[tuple],
 ]
 
 
@@ -338,10 +353,11 @@ def _flattened(found: _Found, numbers: dict[Key, int]) -> _Flat:
     quotes = [q.flat() for q in found.quotes]
     marked = [(owner, mark, *_pos(pos)) for owner, mark, pos in found.marked]
     unbalanced = [(owner, *_pos(pos)) for owner, pos in found.unbalanced]
+    straight = [(owner, *_pos(pos)) for owner, pos in found.straight]
     reads = [
         (numbers[owner], field, *read.flat(numbers)) for (owner, field), read in found.reads.items()
     ]
-    return refs, quotes, marked, unbalanced, reads, list(found.wiki.items()), found.made
+    return refs, quotes, marked, unbalanced, straight, reads, list(found.wiki.items()), found.made
 
 
 def _pos(pos: Pos) -> tuple[str, int, int]:
@@ -352,15 +368,16 @@ def _unflattened(flat: _Flat, keys: list[Key]) -> _Found:
     """What a worker found; the entities of what pages link by their numbers in `keys`
     (a large record's prose names tens of thousands: as numbers, they go between
     processes as a few bytes, and come back as the record's own keys, not copies)."""
-    refs, quotes, marked, unbalanced, reads, wiki, made = flat
+    refs, quotes, marked, unbalanced, straight, reads, wiki, made = flat
     return _Found(
-        [Ref.from_flat(r) for r in refs],
-        [QuoteClaim.from_flat(q) for q in quotes],
-        [(owner, mark, Pos(file, line, col)) for owner, mark, file, line, col in marked],
-        [(owner, Pos(file, line, col)) for owner, file, line, col in unbalanced],
-        {(keys[owner], field): Read.from_flat(rest, keys) for owner, field, *rest in reads},
-        dict(wiki),
-        made,
+        refs=[Ref.from_flat(r) for r in refs],
+        quotes=[QuoteClaim.from_flat(q) for q in quotes],
+        marked=[(owner, mark, Pos(file, line, col)) for owner, mark, file, line, col in marked],
+        unbalanced=[(owner, Pos(file, line, col)) for owner, file, line, col in unbalanced],
+        straight=[(owner, Pos(file, line, col)) for owner, file, line, col in straight],
+        reads={(keys[owner], f): Read.from_flat(rest, keys) for owner, f, *rest in reads},
+        wiki=dict(wiki),
+        made=made,
     )
 
 
@@ -442,7 +459,7 @@ def _link_prose(
             )
         )
     for cite in found.citations:
-        target = ("source", cite.source)
+        target = ("source", record.cited(cite.source))
         into.add(
             Ref(
                 key,
@@ -457,7 +474,7 @@ def _link_prose(
         )
     default_source = entity.id if entity.KIND == "source" else None
     for quote in found.quotes:
-        source = quote.cited or default_source
+        source = record.cited(quote.cited) if quote.cited else default_source
         if source is not None:
             into.quotes.append(
                 QuoteClaim(
@@ -468,6 +485,8 @@ def _link_prose(
         into.marked.append((key, span.mark, positions.at(span.start)))
     for offset in found.unbalanced:
         into.unbalanced.append((key, positions.at(offset)))
+    for offset in found.straight:
+        into.straight.append((key, positions.at(offset)))
     shown = name != "title"  # a title is shown as it is written, no name linked
     reading = mentions.reading_of(entity, name)
     read, named = mentions.read(text, reading, matcher, key, shown)

@@ -11,13 +11,18 @@ from typing import NamedTuple
 WIKI_LINK = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
 # [@id] or [@id, p. 81]; several may share brackets: [@a; @b, p. 3]
 CITATION = re.compile(r"\[(@[^\[\]\n]+?)\]")
-CITATION_ITEM = re.compile(r"@([A-Za-z0-9][\w-]*)\s*(?:,\s*([^;]+?))?\s*(?:;|$)")
+# A key as Pandoc reads one: internal punctuation allowed (`EpochAI:2025`, `doe.2024`).
+CITATION_ITEM = re.compile(
+    r"@([A-Za-z0-9_](?:\w|[-:.#$%&+?<>~/](?=\w))*)\s*(?:,\s*([^;]+?))?\s*(?:;|$)"
+)
 # Curly double quotation marks: a quote runs from an opening mark to the closing mark
 # that balances it, so a quote may hold a quote (see `quote_spans`). A span marked
 # [“…”]{.scare} or {.title} is not a quote of the source.
 QUOTE_MARK = re.compile(r"[“”]")
 FLAT_QUOTE = re.compile(r"“([^“”]+)”")
 MARKED_SPAN = re.compile(r"\[(“[^“”]+”)\]\{\.(scare|title)\}")
+# "Words in straight quotes" right before a citation: meant as a quote, but not one.
+STRAIGHT_CITED = re.compile(r'(?<![\w"])"([^"\n]*[^"\s])"(?=[ ,.;:\u00a0]*\[@)')
 # Regions where no mention is looked for.
 CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.S)
 URL = re.compile(r"(?:https?://|www\.)[^\s)\]>]+|\]\([^)\s]+\)|<[a-z]+://[^>]+>", re.I)
@@ -102,6 +107,8 @@ class Scan:
     marked_spans: list[MarkedSpan]
     unbalanced: list[int]
     """Offsets of curly quotation marks that no other balances."""
+    straight: list[int]
+    """Offsets of straight quotation marks that open words cited as a quote would be."""
 
 
 def scan(text: str) -> Scan:
@@ -115,7 +122,16 @@ def scan(text: str) -> Scan:
         _quotes(text, marked, cites, found.spans) if found.spans else [],
         marked,
         _unmarked(found.unbalanced, marked),
+        [m.start() for m in STRAIGHT_CITED.finditer(text)] if cites else [],
     )
+
+
+def curled(text: str) -> str:
+    """`text` with each "…" right before a citation made “…”, every other character as it
+    was."""
+    if "[@" not in text:
+        return text
+    return STRAIGHT_CITED.sub(lambda m: f"“{m[1]}”", text)
 
 
 def _unmarked(offsets: list[int], marked: list[MarkedSpan]) -> list[int]:

@@ -228,12 +228,23 @@ class Source(Entity):
     PROSE_FIELDS = ("title", "annotation", "body")
     REF_FIELDS = (
         RefField("authors", "person"),
+        RefField("organizations", "party"),
         RefField("publisher", "party"),
         RefField("disputed_by", "party"),
     )
 
     category: Category = Field(description="company, press, research or other.")
     authors: list[str] = Field(default_factory=list, description="Ids of the people who wrote it.")
+    organizations: list[str] = Field(
+        default_factory=list,
+        description="Ids of the parties that wrote it as a body (an agency, a company), "
+        "after its people.",
+    )
+    citation_key: str | None = Field(
+        default=None,
+        description="Its citation key where that is not its id (`EpochAI:2025`, as Zotero "
+        "gives it): `[@key]` cites it too, and export gives it back.",
+    )
     publisher: str | None = Field(default=None, description="The publishing party's id.")
     publication: str | None = Field(
         default=None, description="The name printed with the work where it is not the party's."
@@ -271,6 +282,14 @@ class Source(Entity):
     )
     pages: str | None = Field(
         default=None, description="The pages it fills in its publication, such as `81–97`."
+    )
+    volume: str | None = Field(default=None, description="The volume of its publication.")
+    publisher_place: str | None = Field(
+        default=None, description="Where it was published: a city, as Zotero's Place."
+    )
+    accessed: Day | None = Field(default=None, description="The day it was last read online.")
+    language: str | None = Field(
+        default=None, description="Its language, as a BCP 47 tag such as `en-GB`."
     )
     highlights: list[Highlight] = Field(
         default_factory=list,

@@ -84,7 +84,7 @@ class Known:
 def known(record: Record) -> Known:
     """The known-day clock of every fact of `record`: one definition, read by the as-of
     cut, the compiled record's `known_from` columns and every history."""
-    clock = Known(record.settings.book.closes)
+    clock = Known(record.settings.book.stands_at())
     clock.items = {item.shelf: day_end(item.captured) for item in record.library}
     placed = placed_figures(record)
     stated = _stated(placed)

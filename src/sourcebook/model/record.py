@@ -32,12 +32,31 @@ class Record:
     site shows its words without a link."""
     library: Library = field(init=False)
     """The archived copies of the sources in library/; empty where there is none."""
+    _keys: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.library = Library(self.root / "library", "library")
 
     def get(self, kind: str, entity_id: str) -> Entity | None:
         return self.entities.get(kind, {}).get(entity_id)
+
+    def cited(self, name: str) -> str:
+        """The id of the source a citation `[@name]` names: the source of that id, else the
+        one whose `citation_key` it is; `name` itself where none is (reported as unknown)."""
+        if name in self.entities.get("source", {}):
+            return name
+        return self.citation_keys().get(name, name)
+
+    def citation_keys(self) -> dict[str, str]:
+        """Each source's citation key that is not its id, to that source's id; where two
+        sources give one key, the first by id."""
+        if self._keys is None:
+            self._keys = {}
+            for source in self.of("source"):
+                key = getattr(source, "citation_key", None)
+                if key and key != source.id:
+                    self._keys.setdefault(key, source.id)
+        return self._keys
 
     def entities_keys(self) -> list[tuple[str, str]]:
         """(kind, id) of every entity."""
@@ -57,6 +76,7 @@ class Record:
 
     def add(self, entity: Entity) -> None:
         self.entities.setdefault(entity.KIND, {})[entity.id] = entity
+        self._keys = None
 
     def has_drafts(self) -> bool:
         return any(entity.draft for entity in self)

@@ -25,8 +25,26 @@ class Book(BaseModel):
     publisher: str = Field(default="", description="The publisher, in full, for the book's line.")
     series: str = Field(default="", description="The series the book belongs to.")
     volume: int = Field(default=1, ge=1, description="The book's volume in its series.")
-    closes: date = Field(description="The day the record closes: nothing may be dated later.")
-    licence: str = Field(default="CC-BY-4.0", description="The licence of the record's data.")
+    closes: date | None = Field(
+        default=None,
+        description="The day the record closes: nothing may be dated later. Unset while the "
+        "book is written: the record is open, and nothing may be dated after today.",
+    )
+    licence: str = Field(
+        default="",
+        description="The licence of the record's data, an SPDX id such as CC-BY-4.0; "
+        "release refuses to choose one for the author.",
+    )
+
+    def stands_at(self) -> date:
+        """The day the record stands at: its close, or today while it is open."""
+        return self.closes if self.closes is not None else date.today()
+
+    def close_said(self) -> str:
+        """How the record's close is said in a diagnostic: its day, or today while open."""
+        if self.closes is not None:
+            return f"the record closes ({self.closes.isoformat()})"
+        return f"today ({date.today().isoformat()}), the record being open"
 
 
 class Site(BaseModel):

@@ -9,6 +9,14 @@ import time
 from typing import Any
 
 _lock = threading.Lock()
+_quiet = False
+
+
+def quiet(on: bool = True) -> None:
+    """Leave out the info events (requests, sign-ups): `sourcebook serve` shows them with
+    -v alone, for its preview's service; warnings and errors are always shown."""
+    global _quiet
+    _quiet = on
 
 
 def first_line(exc: BaseException) -> str:
@@ -17,6 +25,8 @@ def first_line(exc: BaseException) -> str:
 
 
 def log(event: str, level: str = "info", **fields: Any) -> None:
+    if _quiet and level == "info":
+        return
     record = {"time": round(time.time(), 3), "level": level, "event": event, **fields}
     line = json.dumps(record, default=str, separators=(",", ":"))
     with _lock:

@@ -161,7 +161,7 @@ def _read_entity(
             "the id is the file's name and the body is the Markdown after the front matter",
         )
     data = {k: v for k, v in parsed.data.items() if k not in ("id", "body")}  # kept as parsed
-    entity = _validate(kind, entity_id, data, parsed.body, shown, parsed.places, found)
+    entity = _validate(kind, entity_id, data, parsed, found)
     if entity is not None:
         entity.place(shown, parsed.places, parsed.body_line, parsed.spans)
     return entity, read_as
@@ -173,9 +173,10 @@ def _parsed(text: str, shown: str, kept: Kept) -> tuple[Parsed, bytes]:
     key = Kept.key(PARSED, shown, text)
     plain = kept.get(key)
     if plain is not None:
-        data, body, body_line, places, spans, duplicates = plain
+        data, body, body_line, places, spans, duplicates, keys = plain
         parsed = Parsed(shown, data, body, body_line, dict(places), dict(spans))
         parsed.duplicate_keys = [(name, Pos(shown, *at)) for name, *at in duplicates]
+        parsed.keys = dict(keys)
         return parsed, key
     parsed = parse(text, shown)
     duplicates = tuple((name, pos.line, pos.col) for name, pos in parsed.duplicate_keys)
@@ -186,6 +187,7 @@ def _parsed(text: str, shown: str, kept: Kept) -> tuple[Parsed, bytes]:
         tuple(parsed.places.items()),
         tuple(parsed.spans.items()),
         duplicates,
+        tuple(parsed.keys.items()),
     )
     kept.put(key, plain)
     return parsed, key
@@ -221,24 +223,23 @@ def _read_text(path: str, shown: str, limit: int) -> str:
 
 
 def _validate(
-    kind: Kind,
-    entity_id: str,
-    data: dict[str, Any],
-    body: str,
-    shown: str,
-    places: dict[Path_, Place],
-    found: Diagnostics,
+    kind: Kind, entity_id: str, data: dict[str, Any], parsed: Parsed, found: Diagnostics
 ) -> Entity | None:
     try:
-        return kind.model.model_validate({**data, "id": entity_id, "body": body})
+        return kind.model.model_validate({**data, "id": entity_id, "body": parsed.body})
     except ValidationError as exc:
         for error in exc.errors():
-            _report(error, kind, shown, places, found)
+            _report(error, kind, parsed.file, parsed.places, found, parsed.keys)
         return None
 
 
 def _report(
-    error: Any, kind: Kind, shown: str, places: dict[Path_, Place], found: Diagnostics
+    error: Any,
+    kind: Kind,
+    shown: str,
+    places: dict[Path_, Place],
+    found: Diagnostics,
+    keys: dict[Path_, Place],
 ) -> None:
     loc = tuple(error["loc"])
     field = ".".join(str(p) for p in loc)
@@ -252,8 +253,9 @@ def _report(
         )
     elif error["type"] == "extra_forbidden":
         known = kind.model.front_matter_fields() if len(loc) == 1 else {}
+        at_key = keys.get(loc)  # the field's name, not its value, is what is wrong
         found.error(
-            pos,
+            Pos(shown, *at_key) if at_key else pos,
             "S002",
             f"unknown field '{field}' for a {kind.name}",
             did_you_mean(str(loc[-1]), known) or "see docs/record-format.md for the fields",

@@ -46,6 +46,8 @@ class Parsed:
     spans: dict[Path_, str] = field(default_factory=dict)
     """The source text of each scalar that runs over several lines, from where its text starts."""
     duplicate_keys: list[tuple[str, Pos]] = field(default_factory=list)
+    keys: dict[Path_, Place] = field(default_factory=dict)
+    """Where each field's key stands: what a field that should not be there is shown by."""
 
     @property
     def body_pos(self) -> Pos:
@@ -144,7 +146,7 @@ def within_budget(text: str, file: str, base_line: int) -> None:
     except yaml.MarkedYAMLError as exc:
         if _LIBYAML_DEPTH in str(exc.problem):  # libyaml's own limit, far above ours
             raise _over_at(exc.problem_mark, file, base_line, MAX_DEPTH_TEXT) from None
-        raise _malformed(exc, file, base_line) from None
+        raise _malformed(exc, file, base_line, text) from None
     except yaml.YAMLError:  # a character libyaml refuses: parse reads it and says so
         return
     finally:
@@ -185,7 +187,7 @@ def parse(text: str, file: str) -> Parsed:
             return parsed
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
-        raise _malformed(exc, file, yaml_line) from None
+        raise _malformed(exc, file, yaml_line, yaml_text) from None
     except (yaml.YAMLError, ValueError, OverflowError) as exc:
         line, col = _unbuildable(loader, node, yaml_line) if node is not None else (yaml_line, 1)
         raise FrontMatterError(
@@ -236,11 +238,22 @@ def _plain(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
-def _malformed(exc: yaml.MarkedYAMLError, file: str, yaml_line: int) -> FrontMatterError:
+def _malformed(exc: yaml.MarkedYAMLError, file: str, yaml_line: int, text: str) -> FrontMatterError:
     mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "malformed YAML"
+    if exc.context_mark is not None and mark is not None and mark.index >= len(text.rstrip()):
+        # Found only at the end (a quote or bracket never closed): the closing '---' is not
+        # where to look, the value that opened it is.
+        mark = exc.context_mark
+        problem = f"{problem} {exc.context}" if exc.context else problem
+        return FrontMatterError(
+            Pos(file, yaml_line + mark.line, mark.column + 1),
+            "R001",
+            f"malformed YAML: {problem}",
+            "close the quote or bracket this value opens",
+        )
     line = yaml_line + (mark.line if mark else 0)
     col = (mark.column + 1) if mark else 1
-    problem = exc.problem or exc.context or "malformed YAML"
     return FrontMatterError(
         Pos(file, line, col),
         "R001",
@@ -259,6 +272,7 @@ def _walk(node: yaml.Node, path: Path_, parsed: Parsed, base: int, text: str) ->
         for key, value in node.value:
             name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
             key_place = (base + key.start_mark.line, key.start_mark.column + 1)
+            parsed.keys.setdefault((*path, name), key_place)
             if name in seen:
                 parsed.duplicate_keys.append((name, Pos(parsed.file, *key_place)))
             seen.add(name)

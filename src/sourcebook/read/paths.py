@@ -18,6 +18,22 @@ from sourcebook.diagnostics import Diagnostics, Pos
 SETTINGS_FILE = "sourcebook.toml"
 """The file that makes a folder a record."""
 
+
+def record_problem(root: Path, shown: str) -> str | None:
+    """Why `root` (shown as `shown`) is no record, in the words every command uses; None
+    where it is one."""
+    if not root.exists():
+        return f"{shown}: no such folder"
+    if not root.is_dir():
+        return f"{shown}: not a folder"
+    if not (root / SETTINGS_FILE).is_file():
+        return (
+            f"{shown}: no {SETTINGS_FILE} here, so this is not a record "
+            "(run 'sourcebook init DIR' to start one)"
+        )
+    return None
+
+
 PUBLISHED_FOLDERS = ("library", "static", "templates", "releases")
 """Folders besides the kinds' whose files a build reads or publishes."""
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from sourcebook.diagnostics import Diagnostics, Pos, did_you_mean
 from sourcebook.model.settings import Settings
-from sourcebook.read.paths import SETTINGS_FILE
+from sourcebook.read.paths import SETTINGS_FILE, record_problem
 
 
 class RecordError(Exception):
@@ -21,13 +21,9 @@ class RecordError(Exception):
 def read_settings(root: Path, shown_root: str, diagnostics: Diagnostics) -> Settings | None:
     path = root / SETTINGS_FILE
     shown = f"{shown_root}/{SETTINGS_FILE}" if shown_root not in ("", ".") else SETTINGS_FILE
-    if not root.is_dir():
-        raise RecordError(f"{shown_root}: no such folder")
-    if not path.is_file():
-        raise RecordError(
-            f"{shown_root}: no {SETTINGS_FILE} here, so this is not a record "
-            "(run 'sourcebook init DIR' to start one)"
-        )
+    problem = record_problem(root, shown_root)
+    if problem:
+        raise RecordError(problem)
     loaded = load_toml(path, shown, diagnostics)
     if loaded is None:
         return None

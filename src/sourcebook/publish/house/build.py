@@ -162,7 +162,7 @@ class HousePages:
                 "page_url": FEED_URL,
                 "feed_path": FEED_URL,
                 "updated": updated
-                or timestamp(max(b.record.settings.book.closes for b in self.series.books)),
+                or timestamp(max(b.record.settings.book.stands_at() for b in self.series.books)),
             }
             write_file(out / FEED_URL.lstrip("/"), self._render("house_feed.atom", context))
         self._write_maps(out)
@@ -175,7 +175,7 @@ class HousePages:
         robots = "User-agent: *\nAllow: /\n"
         if self.origin:
             robots += f"Sitemap: {self.origin}{SITEMAP_URL}\n"
-            closes = max(b.record.settings.book.closes for b in self.series.books).isoformat()
+            closes = max(b.record.settings.book.stands_at() for b in self.series.books).isoformat()
             logged = max([c.date for c in self.series.logged], default="")
             house_day = max(closes, str(logged))
             urls = "".join(
@@ -183,7 +183,7 @@ class HousePages:
                 for url in ("/", CORRECTIONS_URL)
             )
             maps = [(HOUSE_SITEMAP_URL, house_day)] + [
-                (f"{book.url}sitemap.xml", book.record.settings.book.closes.isoformat())
+                (f"{book.url}sitemap.xml", book.record.settings.book.stands_at().isoformat())
                 for book in self.series.books
             ]
             index = "".join(
@@ -219,7 +219,7 @@ class HousePages:
                     "subtitle": book.record.settings.book.subtitle,
                     "author": book.record.settings.book.author,
                     "volume": book.record.settings.book.volume,
-                    "closes": book.record.settings.book.closes.isoformat(),
+                    "closes": str(book.record.settings.book.closes or ""),
                     "url": book.url,
                     "counts": {kind: len(book.record.entities[kind]) for kind in _kinds(book)},
                 }

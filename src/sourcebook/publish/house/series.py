@@ -73,7 +73,9 @@ class Book:
 
     @property
     def closes(self) -> str:
-        return day(self.record.settings.book.closes)
+        """The day its record closes, or "" while it is open."""
+        closes = self.record.settings.book.closes
+        return day(closes) if closes else ""
 
     def counts(self) -> list[tuple[int, str]]:
         """How many of each kind the record holds, kinds it has none of left out."""
@@ -87,7 +89,7 @@ class Book:
         text += Markup("<cite>{}</cite>").format(self.plain_title)
         if book.series:
             text += Markup(", {} of {}").format(self.volume, book.series)
-        return text + Markup(" ({}, {})").format(book.house, book.closes.year)
+        return text + Markup(" ({}, {})").format(book.house, book.stands_at().year)
 
 
 @dataclass(frozen=True)

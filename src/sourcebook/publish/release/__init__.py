@@ -32,10 +32,19 @@ from sourcebook.publish.release.version import (
     ReleaseError,
     check_version,
     previous_release,
+    unreleasable,
     version_key,
 )
 
-__all__ = ["Released", "ReleaseError", "check_version", "release", "release_folder", "version_key"]
+__all__ = [
+    "Released",
+    "ReleaseError",
+    "check_version",
+    "release",
+    "release_folder",
+    "unreleasable",
+    "version_key",
+]
 
 DATABASE = "record.db"
 
@@ -56,14 +65,18 @@ def release_folder(root: Path | str, version: str) -> Path:
 def release(checked: Checked, root: Path | str, version: str) -> Released:
     """Write the release `version` of the checked record at `root` into root/releases/.
 
-    Raises ReleaseError for a version that is not one, a record that did not pass check,
-    or a release that already exists. The release is written into a hidden folder beside
-    its place and renamed into it whole, so that a failure leaves nothing behind. Drafts
-    are not released: a release holds what the site publishes.
+    Raises ReleaseError for a version that is not one, a record that did not pass check or
+    lacks a setting a release needs (`unreleasable`), or a release that already exists.
+    The release is written into a hidden folder beside its place and renamed into it whole,
+    so that a failure leaves nothing behind. Drafts are not released: a release holds what
+    the site publishes.
     """
     check_version(version)
     if not checked.ok or checked.record is None:
         raise ReleaseError("the record does not pass check: fix its errors first")
+    lacking = unreleasable(checked.record.settings.book)
+    if lacking:
+        raise ReleaseError(lacking)
     target = release_folder(root, version)
     if target.exists():
         raise ReleaseError(f"{target} already exists: a release is never overwritten")

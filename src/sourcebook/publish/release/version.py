@@ -6,6 +6,8 @@ import re
 from datetime import date
 from pathlib import Path
 
+from sourcebook.model.settings import Book
+
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 SEMVER_LIKE = re.compile(r"v?\d+(\.\d+){0,3}([-+][0-9A-Za-z]+(\.[0-9A-Za-z]+)*)?")
 MANIFEST = "release.json"
@@ -14,6 +16,26 @@ MANIFEST = "release.json"
 
 class ReleaseError(Exception):
     """A release that cannot be made; the message is for a person."""
+
+
+def unreleasable(book: Book) -> str | None:
+    """Why the book's data cannot be released yet: what a release must not choose for the
+    author (the licence, who made it) and the day it stands at; None where all are set."""
+    wanted = [
+        (not book.licence, "licence", 'licence = "CC-BY-4.0" (or the SPDX id of your choice)'),
+        (not book.author, "author", 'author = "Your Name"'),
+        (book.closes is None, "closes", f"closes = {date.today().isoformat()}"),
+    ]
+    missing = [(name, line) for unset, name, line in wanted if unset]
+    if not missing:
+        return None
+    names = _and([name for name, _ in missing])
+    lines = _and([line for _, line in missing])
+    return f"a release needs [book] {names} in sourcebook.toml: add {lines}"
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def check_version(version: str) -> str:

@@ -52,8 +52,10 @@ class Citations:
         """What it makes that pages share, for the next build to take what is unchanged."""
 
     def authors(self, source: Source) -> list[str]:
+        """Its people, then the organizations that wrote it as a body."""
         people = (self.record.get("person", a) for a in source.authors)
-        return [p.title for p in people if p is not None]
+        bodies = (self.record.get("party", o) for o in source.organizations)
+        return [p.title for p in (*people, *bodies) if p is not None]
 
     def publisher(self, source: Source) -> Party | None:
         party = self.record.get("party", source.publisher) if source.publisher else None
@@ -73,6 +75,8 @@ class Citations:
         READS.entity(source)
         people = (self.record.get("person", a) for a in source.authors)
         names = [name_parts(p)[1] for p in people if p is not None and p.title.split()]
+        bodies = (self.record.get("party", o) for o in source.organizations)
+        names += [body.title for body in bodies if body is not None]
         if len(names) > 2:
             who = f"{names[0]} et al."
         else:
@@ -110,18 +114,7 @@ class Citations:
         if proven is None:
             report = self.proofs
             proven = proven_quotes(report, source) if report is not None else {}
-        if not proven:
-            return html
-
-        def wrap(quoted: str) -> str:
-            inner = quoted[1:-1]
-            found = proven.get(_words(html_unescape(_TAG.sub("", inner))))
-            if found is None or "<" in inner and not _balanced(inner):
-                return quoted
-            status, note = escape(found[0]), escape(found[1])
-            return f'<span class="quote" data-proof="{status}" title="{note}">{quoted}</span>'
-
-        return Markup(_each_quote(str(html), wrap))
+        return marked(html, proven)
 
     # The citation is built as HTML strings, each value from the record escaped where it
     # goes in: markupsafe's Markup.format costs several times more, on every source.
@@ -220,11 +213,33 @@ told of its proof."""
 
 def proven_quotes(report: QuoteReport, source: Source) -> ProvenQuotes:
     """What the citation of `source` shows of the proof of its annotation's quotes."""
+    return proven_in(report, source, "annotation")
+
+
+def proven_in(report: QuoteReport, entity: Entity, field: str) -> ProvenQuotes:
+    """The proof of each quote written in one prose field of `entity`, by its words."""
     return {
         _words(p.claim.text): (p.status.value, _proof_note(p))
-        for p in report.for_owner(source.key)
-        if p.claim.field == "annotation"
+        for p in report.for_owner(entity.key)
+        if p.claim.field == field
     }
+
+
+def marked(html: Markup, proven: ProvenQuotes) -> Markup:
+    """Each quote of `html` wrapped in its verification, found by its words (a reader sees
+    ✓ after a verified one)."""
+    if not proven:
+        return html
+
+    def wrap(quoted: str) -> str:
+        inner = quoted[1:-1]
+        found = proven.get(_words(html_unescape(_TAG.sub("", inner))))
+        if found is None or "<" in inner and not _balanced(inner):
+            return quoted
+        status, note = escape(found[0]), escape(found[1])
+        return f'<span class="quote" data-proof="{status}" title="{note}">{quoted}</span>'
+
+    return Markup(_each_quote(str(html), wrap))
 
 
 def _each_quote(html: str, wrap: Callable[[str], str]) -> str:

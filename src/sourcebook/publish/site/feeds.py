@@ -52,13 +52,19 @@ def timestamp(day: str | date) -> str:
     return f"{start.isoformat()}T00:00:00Z"
 
 
+def _record_day(view: SiteView) -> str:
+    """The day the record closes; while it is open, the day it was built as of (a kept
+    build notes that it read it, so that the next day's build writes it anew)."""
+    return timestamp(view.book.closes or view.computed.as_of)
+
+
 def make_feed(
     view: SiteView, url: str, page: str, title: str, subtitle: str, entries: list[Entry]
 ) -> Feed:
     """A feed of `entries`, newest first, updated when its newest entry was (or, with none,
-    when the record closes)."""
+    the day the record stands at)."""
     entries = sorted(entries, key=lambda e: (e.updated, e.id), reverse=True)
-    updated = entries[0].updated if entries else timestamp(view.book.closes)
+    updated = entries[0].updated if entries else _record_day(view)
     return Feed(
         id=view.links.absolute(url),
         title=title,
@@ -104,7 +110,7 @@ def releases_feed(view: SiteView, url: str) -> Feed:
             Entry(
                 id=link,
                 title=release.title,
-                updated=timestamp(release.date) if release.date else timestamp(view.book.closes),
+                updated=timestamp(release.date) if release.date else _record_day(view),
                 url=link,
                 summary=html.unescape(summary),
             )

@@ -19,7 +19,13 @@ from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Chapter, Party, Source, Term
 from sourcebook.model.record import Record
-from sourcebook.publish.site.citations import Citations, ProvenQuotes, sentence
+from sourcebook.publish.site.citations import (
+    Citations,
+    ProvenQuotes,
+    marked,
+    proven_in,
+    sentence,
+)
 from sourcebook.publish.site.prose import ProseRenderer, Rendered
 from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.urls import Urls
@@ -29,6 +35,7 @@ _TAG = re.compile(r"<[^>]+>")
 
 class PageProse:
     def __init__(self, record: Record, graph: Graph, urls: Urls, citations: Citations):
+        self.record = record
         self.citations = citations
         self.renderer = ProseRenderer(record, urls, graph, citations.short)
         citations.annotation = lambda source: self.rendered(source, "annotation", True)
@@ -62,8 +69,27 @@ class PageProse:
     # What templates place on it.
 
     def html(self, entity: Entity, field: str = "body", inline: bool = False) -> Markup:
-        """A prose field as HTML: a block (paragraphs, lists) or `inline` (a line's worth)."""
-        return self._place(self.rendered(entity, field, inline))
+        """A prose field as HTML: a block (paragraphs, lists) or `inline` (a line's worth),
+        each quote in it marked with its proof, as a source's citation marks its own."""
+        return self._proved(entity, field, self._place(self.rendered(entity, field, inline)))
+
+    def _proved(self, entity: Entity, field: str, html: Markup) -> Markup:
+        """Quotes marked where they are placed, not where rendered: prose is rendered
+        while check still proves them (`warm`)."""
+        report = self.citations.proofs
+        if report is None or "“" not in html:
+            return html
+        proven = proven_in(report, entity, field)
+        if not proven:
+            return html
+        for proof in report.for_owner(entity.key):  # what the marks read: each copy
+            cited = proof.claim.source
+            source = self.record.get("source", cited) if cited else None
+            if isinstance(source, Source):
+                READS.entity(source)
+                for shelf in source.library:
+                    READS.note(("lib", shelf))
+        return marked(html, proven)
 
     def plain(self, entity: Entity, field: str) -> str:
         """A prose field as plain text, for a meta description or a tooltip."""

@@ -235,7 +235,7 @@ class ProseRenderer:
         return f'<span class="citation">({"; ".join(parts)})</span>'
 
     def _cite(self, source_id: str) -> str:
-        source = self.record.get("source", source_id)
+        source = self.record.get("source", self.record.cited(source_id))
         if source is None and ("source", source_id) in self.record.withheld:
             return '<span class="withheld">a source of a later day</span>'
         if source is None:

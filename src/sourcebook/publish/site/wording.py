@@ -121,6 +121,8 @@ def book_line(book: Book) -> Markup:
         text += Markup(", the {} volume of {}").format(ordinal(book.volume), book.series.upper())
     if book.publisher:
         text += Markup(", published by {}").format(book.publisher)
+    if book.closes is None:
+        return text + Markup("; its record is open: it is still being written.")
     return text + Markup("; its record closes on {}.").format(day(book.closes))
 
 
