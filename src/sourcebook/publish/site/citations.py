@@ -126,7 +126,12 @@ class Citations:
             publication = ""
         after = self._after_title(source)
         name = escape(source.title)
-        if authors and publication and source.category.value in PERIODICALS:
+        if (
+            authors
+            and publication
+            and source.category.value in PERIODICALS
+            and not source.italic_title
+        ):
             # An article: the periodical follows its title, as Chicago places it.
             periodical = str(escape(publication))
             if self._italic_periodical(source):
