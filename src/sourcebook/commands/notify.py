@@ -52,9 +52,10 @@ def _errors_as_lines() -> Iterator[None]:
 
 @contextmanager
 def _database(record: Path, db: str | None, dev: bool = False) -> Iterator[Database]:
-    from sourcebook.notify.setup import database_target, open_migrated
+    from sourcebook.notify.setup import database_target, open_migrated, require_record
 
     with _errors_as_lines():
+        require_record(record)
         database = open_migrated(database_target(record, db, dev))
         try:
             yield database
