@@ -128,11 +128,21 @@ def count(database: Any, table: str) -> int:
 # Mail.
 
 
+@dataclass(frozen=True)
+class Received:
+    """One email as the SMTP server took it: its envelope's recipients and its raw bytes."""
+
+    recipients: list[str]
+    raw: bytes
+
+
 class Mailbox:
-    """What an SMTP server on 127.0.0.1 received, parsed by the email package."""
+    """What an SMTP server on 127.0.0.1 received, parsed by the email package (`messages`)
+    and as it came over the wire (`received`)."""
 
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
+        self.received: list[Received] = []
         self.refuse: set[str] = set()
         """Addresses to answer with 451 (try again later)."""
         self.reject: set[str] = set()
@@ -155,6 +165,7 @@ class Mailbox:
         message = email.message_from_bytes(envelope.content, policy=email.policy.default)
         assert isinstance(message, EmailMessage)
         with self._arrived:
+            self.received.append(Received(list(envelope.rcpt_tos), envelope.original_content))
             self.messages.append(message)
             self._arrived.notify_all()
         return "250 Message accepted"
@@ -181,6 +192,10 @@ class Mailbox:
                 if left <= 0:
                     raise AssertionError(f"no email came to {len(missing)} of them")
                 self._arrived.wait(left)
+
+    def raw_to(self, address: str) -> list[bytes]:
+        """The raw bytes of each email whose envelope named `address`."""
+        return [r.raw for r in list(self.received) if address in r.recipients]
 
     def addressees(self) -> set[str]:
         return {m["To"].addresses[0].addr_spec for m in self.messages}
@@ -213,6 +228,20 @@ def link(message: EmailMessage, path: str) -> str:
     found = re.search(rf"(http://\S+/{path}\?t=\S+)", body.get_content())
     assert found, f"no /{path} link in {body.get_content()!r}"
     return found[1]
+
+
+def one_click_link(raw: bytes) -> str:
+    """The link a mail provider's one-click unsubscribe (RFC 8058) finds in an email's raw
+    bytes: `List-Unsubscribe: <https://…>` (unfolded, never encoded) beside
+    `List-Unsubscribe-Post: List-Unsubscribe=One-Click`."""
+    head = raw.split(b"\r\n\r\n", 1)[0].decode("ascii")
+    fields = re.split(r"\r\n(?![ \t])", head)
+    found = {name.lower(): value for name, _, value in (f.partition(": ") for f in fields)}
+    assert found["list-unsubscribe-post"] == "List-Unsubscribe=One-Click"
+    value = re.sub(r"\r\n[ \t]", " ", found["list-unsubscribe"])
+    match = re.fullmatch(r"<(https?://[^\s<>]+)>", value)
+    assert match, f"List-Unsubscribe is not one <URL>: {value!r}"
+    return match[1]
 
 
 def token(url: str) -> str:
@@ -300,12 +329,18 @@ class Clock:
         self.now += seconds
 
 
-def make_service(record: Path, database: Any, smtp: Smtp, clock: Clock | None = None) -> Any:
+def make_service(
+    record: Path,
+    database: Any,
+    smtp: Smtp,
+    clock: Clock | None = None,
+    service_url: str = "http://127.0.0.1:8998",
+) -> Any:
     """The service of a record (settings as `running_service` writes them), not served."""
     from sourcebook.notify.service import Service
     from sourcebook.notify.setup import record_settings, service_config
 
-    write_settings(record, notify_settings("http://127.0.0.1:8998", smtp.port))
+    write_settings(record, notify_settings(service_url, smtp.port))
     os.environ["SOURCEBOOK_NOTIFY_SECRET"] = SECRET
     config = service_config(record, record_settings(record), dev=False)
     return Service(config, database, clock=clock or time.time)

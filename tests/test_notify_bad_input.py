@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,8 +56,10 @@ def nothing_stored(running: Running) -> None:
         ("ada@example.org\r\nBcc: eve@example.org", "one line"),
         ("ada@example.org\nSubject: hello", "one line"),
         ("", "write your email address"),
+        ("é@example.com", "cannot reach an address with &#39;é&#39; before the @-sign"),
+        ("=?utf-8?q?a?=@example.com", "it looks like an encoded word"),
     ],
-    ids=["invalid", "too-long", "crlf-header", "lf-header", "empty"],
+    ids=["invalid", "too-long", "crlf-header", "lf-header", "empty", "non-ascii", "encoded"],
 )
 def test_a_bad_address_is_refused_and_nothing_kept(running: Running, address: str, reason: str):
     answer = post(running, form(running, address))
@@ -102,6 +106,39 @@ def test_a_post_from_elsewhere_is_refused(running: Running, origin: str | None) 
 def test_an_oversized_body_is_refused(running: Running) -> None:
     answer = post(running, {**form(running), "padding": "x" * 5000})
     assert answer.status_code == 413
+    nothing_stored(running)
+
+
+def test_a_body_cut_short_is_a_400_in_one_log_line(
+    running: Running, capfd: pytest.CaptureFixture[str]
+) -> None:
+    statement = running.service.config.statement.sha256
+    body = f"email=ada%40example.org&consent=yes&statement={statement}"
+    head = (
+        "POST /signup HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Origin: {SITE_ORIGIN}\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        f"Content-Length: {len(body) + 100}\r\n\r\n"
+    )
+    host, port = running.url.removeprefix("http://").split(":")
+    capfd.readouterr()
+    for half in (True, False):  # the client stops writing, or hangs up
+        with socket.create_connection((host, int(port)), timeout=10) as client:
+            client.sendall((head + body).encode())
+            if half:
+                client.shutdown(socket.SHUT_WR)
+                client.recv(4096)
+    logged = ""
+    deadline = time.monotonic() + 10
+    while logged.count('"path":"/signup"') < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        logged += capfd.readouterr().err
+    httpx.get(f"{running.url}/healthz")  # served after whatever the server had to say
+    logged += capfd.readouterr().err
+    assert "Traceback" not in logged
+    logs = [json.loads(line) for line in logged.splitlines()]  # one JSON object a line
+    requests = [(r["status"], r.get("note")) for r in logs if r.get("path") == "/signup"]
+    assert requests == [(400, "the body ended before its Content-Length")] * 2
+    assert [r["event"] for r in logs if r.get("path") != "/healthz"] == ["request"] * 2
     nothing_stored(running)
 
 

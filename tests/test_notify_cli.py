@@ -61,6 +61,22 @@ def test_a_record_without_settings_is_one_line(tmp_path: Path) -> None:
     one_line_error(notify("serve", str(tmp_path)), "not a record")
 
 
+def test_a_path_that_is_not_a_record_is_one_line_and_makes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    before = sorted(tmp_path.rglob("*"))
+    out = str(tmp_path / "readers.csv")
+    opening_a_database = [["list"], ["stats"], ["export", "-o", out], ["migrate"]]
+    cases = [
+        (tmp_path / "typo", "no such folder", [*opening_a_database, ["send"], ["announce"]]),
+        (tmp_path / "notes", "no sourcebook.toml here", opening_a_database),
+    ]
+    for where, words, commands in cases:
+        for command in commands:
+            result = notify(command[0], str(where), *command[1:])
+            one_line_error(result, f"{where.as_posix()}: {words}")
+    assert sorted(tmp_path.rglob("*")) == before, "nothing was made"
+
+
 def test_the_default_database_lives_in_the_records_own_folder(record: Path) -> None:
     result = notify("migrate", str(record))
     assert result.returncode == 0, result.stderr

@@ -1,4 +1,5 @@
-"""Killed at any moment, the service loses nothing, on both databases.
+"""Killed at any moment, the service loses nothing, on both databases; and no one email,
+however it fails, keeps any other from being delivered.
 
 The server runs as a real process (`python -m sourcebook notify serve`) and is killed with
 SIGKILL while 500 sign-ups are in flight; restarted, every sign-up that was answered with
@@ -232,6 +233,78 @@ def test_an_announcement_killed_mid_way_resumes_without_doubles(
         second_copies_same_message_id=len(messages) - len(ids_by_reader),
         missed=len(readers - set(ids_by_reader)),
     )
+
+
+POISON = {
+    "stuck@example.org": "recipient refused for now: 451",
+    "é@example.com": "the address cannot be mailed: ",
+    "=?utf-8?q?a?=@example.com": "the address cannot be mailed: ",
+}
+
+
+def signed_up_with_poison(record: Path, target: str, smtp: Smtp) -> set[str]:
+    """SIGNUPS readers, and among them three whose emails cannot go: two addresses kept
+    before the form refused them, one the mail server puts off forever. The others."""
+    db = open_migrated(target)
+    try:
+        service = make_service(record, db, smtp)
+        ordinary = [f"reader{i}@example.org" for i in range(SIGNUPS)]
+        poison = iter(POISON)
+        for i, address in enumerate(ordinary):
+            if i % 200 == 0:
+                service.readers.sign_up(f"poison{i}@example.org", "127.0.0.1")
+                with db.transaction() as tx:
+                    tx.execute(
+                        "UPDATE readers SET address = ? WHERE address = ?",
+                        (next(poison), f"poison{i}@example.org"),
+                    )
+            service.readers.sign_up(address, "127.0.0.1")
+    finally:
+        db.close()
+    return set(ordinary)
+
+
+def test_a_poison_address_among_500_sign_ups_delays_no_other(
+    tmp_path: Path, db_target: str, smtp: Smtp
+) -> None:
+    record = tmp_path / "record"
+    ordinary = signed_up_with_poison(record, db_target, smtp)
+    smtp.mailbox.refuse.add("stuck@example.org")
+    command = [sys.executable, "-m", "sourcebook", "notify", "send", str(record)]
+    log = tmp_path / "sender.log"
+    with log.open("wb") as err:
+        sender = subprocess.Popen([*command, "--db", db_target], stderr=err, env=environment())
+    db = open_migrated(db_target)
+    try:
+        deadline = time.monotonic() + 60
+        while rows(db, "SELECT count(*) FROM outbox WHERE state = 'pending'") != [(0,)]:
+            assert sender.poll() is None, "the sender stopped"
+            assert time.monotonic() < deadline, "emails are left pending"
+            time.sleep(0.1)
+        sender.send_signal(signal.SIGKILL)
+        sender.wait(timeout=10)
+        found = rows(
+            db,
+            "SELECT r.address, o.state, o.attempts, o.last_error FROM outbox o "
+            "JOIN readers r ON r.id = o.reader_id",
+        )
+    finally:
+        if sender.poll() is None:
+            sender.kill()
+        db.close()
+    mailed = Counter(m["To"].addresses[0].addr_spec for m in smtp.mailbox.messages)
+    assert set(mailed) == ordinary and set(mailed.values()) == {1}
+    states = Counter(state for _, state, _, _ in found)
+    assert states == {"sent": SIGNUPS, "dead": len(POISON)}
+    for address, state, _, error in found:
+        if address in POISON:
+            assert state == "dead" and POISON[address] in error, error
+            assert address not in error
+    stuck = next(row for row in found if row[0] == "stuck@example.org")
+    assert stuck[2] == 3, "the one put off is tried max_attempts times"
+    logged = log.read_text(encoding="utf-8").splitlines()
+    assert all(line.startswith("{") for line in logged), "one JSON line each, no traceback"
+    report("poison among sign-ups", db_target, signed_up=SIGNUPS + len(POISON), **states)
 
 
 def report(what: str, target: str, **counts: int) -> None:

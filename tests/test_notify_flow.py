@@ -13,6 +13,7 @@ from notify_fixtures import (
     Running,
     Smtp,
     link,
+    one_click_link,
     rows,
     running_service,
     sign_up_form,
@@ -52,9 +53,8 @@ def test_a_reader_signs_up_confirms_and_leaves(running: Running) -> None:
     message = running.mailbox.wait_for(ADDRESS)[0]
     assert message["Subject"] == "Confirm: tell me when The AI Compute Race is out"
     assert message["From"] == "DRYBURGH <news@dryburgh.test>"
-    unsubscribe = link(message, "unsubscribe")
-    assert message["List-Unsubscribe"] == f"<{unsubscribe}>"
-    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    unsubscribe = one_click_link(running.mailbox.raw_to(ADDRESS)[0])
+    assert unsubscribe == link(message, "unsubscribe")
 
     confirm = link(message, "confirm")
     shown = httpx.get(confirm)
@@ -96,6 +96,21 @@ def test_signing_up_again_says_the_same_and_mails_the_links(running: Running) ->
     already = running.mailbox.wait_for(ADDRESS, 3)[-1]
     assert already["Subject"] == "You are on the list for The AI Compute Race"
     assert rows(running.db, "SELECT count(*) FROM readers") == [(1,)]
+
+
+def test_an_accepted_address_arrives_as_it_was_typed(running: Running) -> None:
+    typed_and_sent = {
+        "Ada@Bücher.DE": "Ada@xn--bcher-kva.de",
+        "o'brien+{news}@example.org": "o'brien+{news}@example.org",
+        "x=?y?=z@example.org": "x=?y?=z@example.org",
+    }
+    for typed, sent in typed_and_sent.items():
+        assert sign_up(running, typed).status_code == 303
+        message = running.mailbox.wait_for(sent)[0]
+        assert message["To"].addresses[0].addr_spec == sent
+        assert len(running.mailbox.raw_to(sent)) == 1, "the envelope names it as written"
+    kept = {address for (address,) in rows(running.db, "SELECT address FROM readers")}
+    assert kept == {"Ada@bücher.de", *list(typed_and_sent.values())[1:]}
 
 
 def test_the_data_link_shows_everything_and_erases_it(running: Running) -> None:

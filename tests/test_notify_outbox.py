@@ -12,10 +12,12 @@ from notify_fixtures import (
     Smtp,
     count,
     make_service,
+    one_click_link,
     rows,
 )
 
 from sourcebook.notify import announce, outbox
+from sourcebook.notify.outbox import MAX_BACKOFF
 from sourcebook.notify.policy import DAY, PENDING_DAYS
 
 
@@ -169,3 +171,104 @@ def test_the_schema_matches_the_policy(db: Any) -> None:
             for table, column in columns:
                 found.setdefault(table, set()).add(column)
     assert found == stored_columns()
+
+
+def readdress(service: Any, reader_id: int, address: str) -> None:
+    """Give a reader an address the form no longer accepts, as a row kept before it did."""
+    with service.db.transaction() as tx:
+        tx.execute("UPDATE readers SET address = ? WHERE id = ?", (address, reader_id))
+
+
+def states(service: Any) -> dict[str, tuple[str, str | None]]:
+    found = rows(
+        service.db,
+        "SELECT r.address, o.state, o.last_error FROM outbox o JOIN readers r "
+        "ON r.id = o.reader_id ORDER BY o.id",
+    )
+    return {address: (state, error) for address, state, error in found}
+
+
+def test_an_address_the_sender_cannot_write_is_dead_and_delays_no_other(
+    service: Any, smtp: Smtp
+) -> None:
+    poison = {"é@example.com": "'é' before the @-sign", "=?utf-8?q?a?=@example.com": "encoded"}
+    for i, address in enumerate(poison):
+        readdress(service, sign_up(service, f"kept-before{i}@example.org"), address)
+    others = {f"r{i}@example.org" for i in range(5)}
+    for address in sorted(others):
+        sign_up(service, address)
+    assert service.sender.run_once() == 7
+    assert smtp.mailbox.addressees() == others
+    found = states(service)
+    for address, reason in poison.items():
+        state, error = found[address]
+        assert state == "dead" and error.startswith("the address cannot be mailed: ")
+        assert reason in error and address not in error
+    assert service.sender.run_once() == 0, "a dead email is not claimed again"
+
+
+class Faulty:
+    """The real SMTP transport, but sending to `address` fails in a way no one foresaw."""
+
+    def __init__(self, transport: Any, address: str):
+        self.transport = transport
+        self.address = address
+
+    def send(self, message: Any, recipient: str) -> None:
+        if recipient == self.address:
+            raise RuntimeError(f"something unforeseen went wrong with {recipient}")
+        self.transport.send(message, recipient)
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+def test_any_fault_with_one_email_fails_that_email_alone_until_dead(
+    service: Any, smtp: Smtp, clock: Clock
+) -> None:
+    real = service.sender.transport
+    service.sender.transport = lambda: Faulty(real(), "bad@example.org")
+    sign_up(service, "bad@example.org")
+    sign_up(service, "good@example.org")
+    for attempt in range(1, service.config.notify.max_attempts + 1):
+        assert service.sender.run_once() >= 1
+        state, error = states(service)["bad@example.org"]
+        assert error == "RuntimeError: something unforeseen went wrong with <address>"
+        assert state == ("dead" if attempt == service.config.notify.max_attempts else "pending")
+        sign_up(service, f"later{attempt}@example.org")
+        clock.advance(MAX_BACKOFF)
+    service.sender.run_once()
+    assert smtp.mailbox.addressees() == {
+        "good@example.org",
+        *(f"later{attempt}@example.org" for attempt in range(1, attempt + 1)),
+    }
+    assert outbox.counts(service.db) == {"dead": 1, "sent": attempt + 1}
+
+
+def test_an_email_whose_every_sender_died_ends_dead(service: Any, smtp: Smtp, clock: Clock):
+    sign_up(service, "doomed@example.org")
+    lease, most = service.config.notify.lease_seconds, service.config.notify.max_attempts
+    for _ in range(most):  # each sender that takes it dies before it can say how it went
+        assert len(outbox.claim(service.db, int(clock.now), lease, 10)) == 1
+        clock.advance(lease)
+    sign_up(service, "fine@example.org")
+    assert service.sender.run_once() == 1
+    assert states(service)["doomed@example.org"] == ("dead", outbox.ABANDONED.format(most))
+    assert smtp.mailbox.addressees() == {"fine@example.org"}
+
+
+def test_one_click_unsubscribe_is_one_line_on_the_wire(
+    tmp_path: Path, db: Any, smtp: Smtp, clock: Clock
+) -> None:
+    url = "https://notify.dryburgh.example/the-ai-compute-race/readers-who-asked-to-hear"
+    service = make_service(tmp_path / "record", db, smtp, clock, service_url=url)
+    sign_up(service, "ada@example.org")
+    service.sender.run_once()
+    (raw,) = smtp.mailbox.raw_to("ada@example.org")
+    unsubscribe = one_click_link(raw)
+    assert unsubscribe.startswith(f"{url}/unsubscribe?t=")
+    assert f"\r\nList-Unsubscribe: <{unsubscribe}>\r\n".encode() in raw
+    assert len(unsubscribe) > 78, "long enough that the email package would have folded it"
+    (message,) = smtp.mailbox.to("ada@example.org")
+    text = message.get_body(("plain",)).get_content()
+    assert f"Unsubscribe: {unsubscribe}" in text.splitlines()

@@ -59,11 +59,12 @@ def _errors_as_lines() -> Iterator[None]:
 
 @contextmanager
 def _database(record: Path, db: str | None, dev: bool = False) -> Iterator[Database]:
-    from sourcebook.notify.setup import database_target, open_migrated
+    from sourcebook.notify.setup import database_target, open_migrated, require_record
 
     if db is None and not dev:  # the database is the record's own: there must be a record
         need_record(record)
     with _errors_as_lines():
+        require_record(record)
         database = open_migrated(database_target(record, db, dev))
         try:
             yield database

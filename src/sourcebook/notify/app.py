@@ -14,13 +14,13 @@ import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from sourcebook.notify.addresses import InvalidAddress
 from sourcebook.notify.database import DatabaseError
-from sourcebook.notify.guards import Guards
+from sourcebook.notify.guards import LOG_NOTE, Guards
 from sourcebook.notify.limits import RateLimited
 from sourcebook.notify.logs import first_line, log
 from sourcebook.notify.pages import Form, data_page, page
@@ -184,6 +184,7 @@ class ErrorPages:
             LinkGone: self.gone,
             RateLimited: self.limited,
             HTTPException: self.http_error,
+            ClientDisconnect: self.cut_short,
             DatabaseError: self.unavailable,
         }
         for error in self.service.database_errors:
@@ -214,6 +215,12 @@ class ErrorPages:
         titles = {404: "Not found", 405: "Not allowed", 413: "Too much"}
         title = titles.get(exc.status_code, "Refused")
         return page(self.config, title, ["There is nothing for that here."], exc.status_code)
+
+    async def cut_short(self, request: Request, exc: Exception) -> Response:
+        """A body that ended before its Content-Length: the client went away mid-request."""
+        request.scope[LOG_NOTE] = "the body ended before its Content-Length"
+        lines = ["The form arrived cut short, so it was not accepted. Send it again."]
+        return page(self.config, "Cut short", lines, 400)
 
     async def unavailable(self, request: Request, exc: Exception) -> Response:
         log("database-error", level="error", error=type(exc).__name__, detail=first_line(exc))

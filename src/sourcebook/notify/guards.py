@@ -15,6 +15,8 @@ from sourcebook.notify.pages import page, security_headers
 
 MAX_BODY = 4096
 ONE_CLICK_PATH = "/unsubscribe"
+LOG_NOTE = "sourcebook.log_note"
+"""The key under which a handler leaves, in the request's scope, a word for its log line."""
 
 
 class Guards:
@@ -48,12 +50,14 @@ class Guards:
             else:
                 await self.app(scope, _capped(receive), send_with_headers)
         finally:
+            note = {"note": scope[LOG_NOTE]} if LOG_NOTE in scope else {}
             log(
                 "request",
                 method=scope["method"],
                 path=scope["path"],
                 status=status,
                 ms=round((time.perf_counter() - started) * 1000, 1),
+                **note,
             )
 
     def _refusal(self, scope: Scope) -> Any:

@@ -2,21 +2,25 @@
 
 Every email carries the reader's unsubscribe link, in its text and in the List-Unsubscribe
 headers (RFC 2369, one-click per RFC 8058), and a link to see or erase what is kept.
+Those two headers are written on one line each, as given: the email package would fold a
+long link into RFC 2047 encoded words, where a mail provider looks for `<https://…>`.
 Its Message-ID is fixed by its outbox row, so a copy delivered twice is known as one.
 """
 
 from __future__ import annotations
 
+import email.policy
 import smtplib
 import ssl
 from dataclasses import dataclass
-from email.headerregistry import Address
+from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
 from email.utils import formatdate, parseaddr
 from pathlib import Path
 from typing import Protocol
 
 from sourcebook.model.settings import Notify
+from sourcebook.notify.addresses import to_header
 from sourcebook.notify.config import Config
 from sourcebook.notify.policy import CONFIRM_DAYS, PENDING_DAYS
 
@@ -28,10 +32,42 @@ class Links:
     data: str
 
 
+MAX_LINE = 998
+"""The longest line RFC 5322 allows, without its CRLF."""
+
+
+class OneLineHeader(UnstructuredHeader, BaseHeader):
+    """A header written on one line exactly as given: never folded, never encoded."""
+
+    max_count = 1
+
+    @classmethod
+    def parse(cls, value: str, kwds: dict[str, object]) -> None:
+        super().parse(value, kwds)
+        kwds["decoded"] = value
+
+    def fold(self, *, policy: email.policy.Policy) -> str:
+        line = f"{self.name}: {self}"
+        if not line.isascii() or len(line) > MAX_LINE:
+            raise ValueError(f"the {self.name} header does not fit on one line of ASCII")
+        return line + policy.linesep
+
+
+def _headers() -> HeaderRegistry:
+    registry = HeaderRegistry()
+    registry.map_to_type("list-unsubscribe", OneLineHeader)
+    registry.map_to_type("list-unsubscribe-post", OneLineHeader)
+    return registry
+
+
+POLICY = email.policy.default.clone(header_factory=_headers())
+
+
 @dataclass(frozen=True)
 class Letter:
     kind: str
     address: str
+    """As it is sent: the ASCII form `addresses.deliverable` gives."""
     message_id: str
     links: Links
     now: int
@@ -39,9 +75,9 @@ class Letter:
 
 def compose(letter: Letter, config: Config) -> EmailMessage:
     subject, body = WRITERS[letter.kind](letter, config)
-    message = EmailMessage()
+    message = EmailMessage(policy=POLICY)
     message["From"] = config.notify.sender or f"{config.house} <notify@localhost>"
-    message["To"] = Address(addr_spec=letter.address)
+    message["To"] = to_header(letter.address)
     message["Subject"] = subject
     message["Date"] = formatdate(letter.now)
     message["Message-ID"] = letter.message_id
@@ -99,7 +135,8 @@ def message_id(outbox_id: int, tag: str, sender: str) -> str:
 
 
 class Transport(Protocol):
-    def send(self, message: EmailMessage) -> None: ...
+    def send(self, message: EmailMessage, recipient: str) -> None:
+        """Send `message` to `recipient` (the envelope's, which is also the To header's)."""
 
     def close(self) -> None: ...
 
@@ -135,11 +172,11 @@ class SmtpTransport:
             smtp.login(s.smtp_user, self.password)
         return smtp
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, recipient: str) -> None:
         if self._smtp is None:
             self._smtp = self._connect()
         try:
-            self._smtp.send_message(message)
+            self._smtp.send_message(message, to_addrs=[recipient])
         except smtplib.SMTPRecipientsRefused as exc:
             answers = [f"{code} {_text(text)}" for code, text in exc.recipients.values()]
             if all(answer.startswith("5") for answer in answers):
@@ -170,7 +207,7 @@ class FolderTransport:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, recipient: str) -> None:
         name = str(message["Message-ID"]).strip("<>").replace("/", "_") + ".eml"
         temporary = self.folder / f".{name}.tmp"
         temporary.write_bytes(bytes(message))

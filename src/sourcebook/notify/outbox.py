@@ -16,6 +16,7 @@ from sourcebook.notify.database import Database, Transaction
 
 KINDS = ("confirm", "already", "announcement")
 MAX_BACKOFF = 6 * 3600
+ABANDONED = "tried {} times; the last try never ended (its sender stopped while sending it)"
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,19 @@ def claim(db: Database, now: int, lease: int, limit: int) -> list[Claimed]:
             (now + lease, now, now, limit),
         )
     return sorted((Claimed(*row) for row in rows), key=lambda c: c.id)
+
+
+def bury_abandoned(db: Database, now: int, max_attempts: int) -> int:
+    """Leave `dead` each row tried `max_attempts` times whose last try never ended (its
+    sender stopped while sending it, every time); how many. Claimed rows are left alone."""
+    with db.transaction() as tx:
+        rows = tx.execute(
+            "UPDATE outbox SET state = 'dead', lease_until = NULL, last_error = ? "
+            "WHERE state = 'pending' AND attempts >= ? "
+            "AND lease_until <= ? RETURNING id",
+            (ABANDONED.format(max_attempts), max_attempts, now),
+        )
+    return len(rows)
 
 
 def mark_sent(db: Database, message_id: int, now: int) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sourcebook.notify import limits, outbox
-from sourcebook.notify.addresses import valid_address
+from sourcebook.notify.addresses import deliverable
 from sourcebook.notify.config import Config
 from sourcebook.notify.database import Database, Row, Transaction
 from sourcebook.notify.hashing import Hasher
@@ -67,7 +67,7 @@ class Readers:
 
     def sign_up(self, typed: str, client: str) -> None:
         """Sign `typed` up (InvalidAddress, RateLimited); an email follows where allowed."""
-        address = valid_address(typed)
+        address = deliverable(typed).address
         address_hash, now = self.hasher.address(address), self.now()
         with self.db.transaction() as tx:
             limits.check_client(tx, self.hasher.client(client), self._client_limit, now)

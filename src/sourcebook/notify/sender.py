@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 from sourcebook.notify import outbox
+from sourcebook.notify.addresses import InvalidAddress, Recipient, deliverable
 from sourcebook.notify.config import Config
 from sourcebook.notify.database import Database, Row
 from sourcebook.notify.hashing import Hasher
@@ -48,6 +49,7 @@ class Sender:
         if now - self._purged_at >= PURGE_EVERY:
             self._purged_at = now
             purge(self.db, now)
+        outbox.bury_abandoned(self.db, now, self.config.notify.max_attempts)
         claimed = outbox.claim(self.db, now, self.config.notify.lease_seconds, BATCH)
         if not claimed:
             return 0
@@ -75,7 +77,6 @@ class Sender:
                     stop.wait(1.0)
 
     def _deliver(self, transport: Transport, message: outbox.Claimed) -> None:
-        now = int(self.clock())
         reader = self._reader(message.reader_id)
         reason = self._why_not(message, reader)
         if reason:
@@ -83,23 +84,46 @@ class Sender:
             log("mail-cancelled", outbox_id=message.id, kind=message.kind, reason=reason)
             return
         assert reader is not None
-        letter = Letter(
-            message.kind,
-            str(reader[1]),
-            message_id(message.id, self.hasher.tag, self.config.notify.sender),
-            self._links(reader, now),
-            now,
-        )
         try:
-            transport.send(compose(letter, self.config))
+            recipient = deliverable(str(reader[1]))
+        except InvalidAddress as exc:
+            error = redact(f"the address cannot be mailed: {exc}", str(reader[1]))
+            self._failed(message, error, True)
+            return
+        failure = self._send(transport, message, reader, recipient)
+        if failure is not None:
+            error, permanent = failure
+            self._failed(message, redact(error, recipient.address, recipient.ascii), permanent)
+            return
+        outbox.mark_sent(self.db, message.id, int(self.clock()))
+        log("mail-sent", outbox_id=message.id, kind=message.kind, attempt=message.attempts)
+
+    def _send(
+        self, transport: Transport, message: outbox.Claimed, reader: Row, recipient: Recipient
+    ) -> tuple[str, bool] | None:
+        """Compose and send one email; None, or why it failed and whether for good.
+
+        Whatever goes wrong with one email is that email's failure: it never stops the
+        others of the batch, nor leaves this one claimed again and again with no reason.
+        """
+        now = int(self.clock())
+        try:
+            letter = Letter(
+                message.kind,
+                recipient.ascii,
+                message_id(message.id, self.hasher.tag, self.config.notify.sender),
+                self._links(reader, now),
+                now,
+            )
+            transport.send(compose(letter, self.config), recipient.ascii)
         except PermanentFailure as exc:
-            self._failed(message, redact(str(exc), letter.address), permanent=True)
+            return str(exc), True
         except (OSError, smtplib.SMTPException) as exc:
-            error = redact(f"{type(exc).__name__}: {exc}", letter.address)
-            self._failed(message, error, permanent=False)
-        else:
-            outbox.mark_sent(self.db, message.id, int(self.clock()))
-            log("mail-sent", outbox_id=message.id, kind=message.kind, attempt=message.attempts)
+            return f"{type(exc).__name__}: {first_line(exc)}", False
+        except Exception as exc:  # composing or sending this one email failed in another way
+            transport.close()  # a conversation broken off half-way is not reused
+            return f"{type(exc).__name__}: {first_line(exc)}", False
+        return None
 
     def _reader(self, reader_id: int) -> Row | None:
         """(id, address, state, link_key, confirm_nonce, created_at, erased_at) of a reader."""
@@ -134,7 +158,7 @@ class Sender:
             data=url("data", "data"),
         )
 
-    def _failed(self, message: outbox.Claimed, error: str, *, permanent: bool) -> None:
+    def _failed(self, message: outbox.Claimed, error: str, permanent: bool) -> None:
         state = outbox.mark_failed(
             self.db,
             message,
@@ -148,7 +172,9 @@ class Sender:
         log("mail-failed", level=level, outbox_id=message.id, state=state, error=error[:200])
 
 
-def redact(error: str, address: str) -> str:
-    """A mail server's words without the address they may quote: the error is logged and
-    kept in the outbox, where no address belongs."""
-    return re.sub(re.escape(address), "<address>", error, flags=re.IGNORECASE)
+def redact(error: str, *addresses: str) -> str:
+    """A mail server's words without the address they may quote (in either of its forms):
+    the error is logged and kept in the outbox, where no address belongs."""
+    for address in addresses:
+        error = re.sub(re.escape(address), "<address>", error, flags=re.IGNORECASE)
+    return error

@@ -35,6 +35,20 @@ def record_settings(record: Path) -> Settings:
     return settings
 
 
+def require_record(record: Path) -> None:
+    """ConfigError, in one line, where `record` is not a record's folder (before anything,
+    such as the default database's folder, is made in it)."""
+    from sourcebook.read.paths import SETTINGS_FILE
+
+    if not record.is_dir():
+        raise ConfigError(f"{record.as_posix()}: no such folder")
+    if not (record / SETTINGS_FILE).is_file():
+        raise ConfigError(
+            f"{record.as_posix()}: no {SETTINGS_FILE} here, so this is not a record "
+            "(run 'sourcebook init DIR' to start one)"
+        )
+
+
 def database_target(record: Path, db: str | None, dev: bool = False) -> str:
     return db or os.environ.get(DB_ENV) or default_database(record, dev)
 
