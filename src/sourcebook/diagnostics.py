@@ -120,9 +120,23 @@ def shown(text: str) -> str:
     what is read (Trojan Source), and the bytes of a file name that is not UTF-8 arrive
     as lone surrogates (os.fsdecode) that no encoder accepts. Each is written as an escape.
     """
-    if text.isprintable() and text.isascii():
+    if text.isprintable():  # no control, bidi control (format) or lone surrogate in it
         return text
-    return "".join(map(_shown_char, text))
+    return text.translate(_SHOWN)
+
+
+class _Shown(dict[int, str]):
+    """A str.translate table that makes each character's escape once: the text passes in
+    one call in C. Only the first few thousand characters met are kept."""
+
+    def __missing__(self, code: int) -> str:
+        made = _shown_char(chr(code))
+        if len(self) < 4096:
+            self[code] = made
+        return made
+
+
+_SHOWN = _Shown()
 
 
 def _shown_char(ch: str) -> str:
