@@ -150,6 +150,26 @@ def _shown_char(ch: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+_JSON_ESCAPES = {
+    code: f"\\u{code:04x}"
+    for code in [
+        0x7F,
+        *range(0x80, 0xA0),
+        *map(ord, _BIDI_CONTROLS),
+        0x2028,
+        0x2029,
+        *range(0xD800, 0xE000),
+    ]
+}
+
+
+def shown_json(text: str) -> str:
+    """JSON text (as `json.dumps(..., ensure_ascii=False)` writes it) with each character a
+    terminal would act on, or could not print, written as its JSON escape: the same data
+    when read back, and nothing raw on a screen. JSON's own escapes cover C0 already."""
+    return text.translate(_JSON_ESCAPES)
+
+
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """A hint naming the closest candidate, in the manner of Click."""
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
