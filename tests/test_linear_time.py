@@ -24,7 +24,7 @@ from sourcebook.diagnostics import Diagnostics
 from sourcebook.library import markup
 from sourcebook.library.match import locate
 from sourcebook.library.nearest import nearest
-from sourcebook.library.normalize import compile_quote, normalize
+from sourcebook.library.normalize import compile_quote
 from sourcebook.link import markdown, prose
 from sourcebook.read.house import _volume_lines
 from sourcebook.read.library import read_library

@@ -293,5 +293,5 @@ def compile_typst(source: str, images: dict[str, str], day: Any) -> bytes:
 def _why(said: bytes) -> str:
     text = said.decode("utf-8", "replace")
     if "memory allocation" in text or "out of memory" in text.lower():
-        return f"it needs more memory than Typst may use ({TYPESET_MEMORY >> 30} GiB)"
+        return f"it needs more memory than Typst may use ({TYPESET_MEMORY >> 20:,} MiB)"
     return last_line(text) or "Typst stopped"
