@@ -269,8 +269,9 @@ def test_all_the_charts_of_a_build_share_one_drawing_budget(monkeypatch) -> None
     """Twenty charts that each drew within their own time once made a build of 151 s."""
     monkeypatch.setattr(vega, "TOTAL_SECONDS", 2.0)
     drawing = vega.Drawing([(f"slow-{i}", SLOW_SPEC) for i in range(8)])
-    with pytest.raises(vega.ChartRenderError, match="the charts together took longer than 2 s"):
+    with pytest.raises(vega.ChartRenderError) as raised:
         drawing.result()
+    assert "the charts together took longer than 2 s to draw" in str(raised.value), raised.value
 
 
 @pytest.mark.parametrize(
