@@ -76,7 +76,7 @@ def test_warnings_are_counted_on_start_and_listed_with_verbose(record: Path) -> 
 def test_sigterm_removes_the_temporary_folder(record: Path, tmp_path: Path) -> None:
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    ours = "sourcebook-serve-*"  # beside it, Jinja's own cache of compiled templates stays
+    ours = "sourcebook-*/serve-*"  # beside it, Jinja's own cache of compiled templates stays
     with serve_process(record, "--no-notify", env={"TMPDIR": str(temporary)}) as running:
         assert len(list(temporary.glob(ours))) == 1
         assert fetch(origin_of(running) + "/vol1/").status == 200

@@ -120,9 +120,23 @@ def shown(text: str) -> str:
     what is read (Trojan Source), and the bytes of a file name that is not UTF-8 arrive
     as lone surrogates (os.fsdecode) that no encoder accepts. Each is written as an escape.
     """
-    if text.isprintable() and text.isascii():
+    if text.isprintable():  # no control, bidi control (format) or lone surrogate in it
         return text
-    return "".join(map(_shown_char, text))
+    return text.translate(_SHOWN)
+
+
+class _Shown(dict[int, str]):
+    """A str.translate table that makes each character's escape once: the text passes in
+    one call in C. Only the first few thousand characters met are kept."""
+
+    def __missing__(self, code: int) -> str:
+        made = _shown_char(chr(code))
+        if len(self) < 4096:
+            self[code] = made
+        return made
+
+
+_SHOWN = _Shown()
 
 
 def _shown_char(ch: str) -> str:
@@ -134,6 +148,26 @@ def _shown_char(ch: str) -> str:
     if code < 0x100:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+_JSON_ESCAPES = {
+    code: f"\\u{code:04x}"
+    for code in [
+        0x7F,
+        *range(0x80, 0xA0),
+        *map(ord, _BIDI_CONTROLS),
+        0x2028,
+        0x2029,
+        *range(0xD800, 0xE000),
+    ]
+}
+
+
+def shown_json(text: str) -> str:
+    """JSON text (as `json.dumps(..., ensure_ascii=False)` writes it) with each character a
+    terminal would act on, or could not print, written as its JSON escape: the same data
+    when read back, and nothing raw on a screen. JSON's own escapes cover C0 already."""
+    return text.translate(_JSON_ESCAPES)
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:

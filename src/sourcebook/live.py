@@ -9,20 +9,23 @@ is made (see `publish/site/live_search.py`). `LiveHouse` does the same for a hou
 from __future__ import annotations
 
 import html
-import shutil
-import tempfile
 import threading
 import traceback
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
+from sourcebook.children import one_line
 from sourcebook.diagnostics import Diagnostic
 from sourcebook.pipeline import KeptRuns, build, check_house
+from sourcebook.publish.claimed import scratch
 from sourcebook.publish.house.build import build_house
+from sourcebook.publish.site.build import BuildError
 from sourcebook.publish.site.live_search import LiveSearch
 from sourcebook.publish.site.search import SearchJob
 from sourcebook.publish.site.serve import WAIT_SECONDS
 from sourcebook.publish.site.urls import normalize_base_path
+from sourcebook.read.settings import RecordError
 
 
 class LiveSite:
@@ -32,8 +35,10 @@ class LiveSite:
         self.root = Path(root)
         self.notify_url = notify_url
         """Where the pages' sign-up form posts, instead of `[notify] url`."""
-        self._temporary = out is None
-        self.out = out if out is not None else Path(tempfile.mkdtemp(prefix="sourcebook-serve-"))
+        self._scratch = ExitStack()
+        """The scratch folder the site is served from, claimed while serving (see
+        `publish.claimed.scratch`: one that a killed `serve` left is swept by the next)."""
+        self.out = out if out is not None else self._scratch.enter_context(scratch("serve-"))
         self.site = self.out / "site"
         self.base_path = ""
         self.version = 0
@@ -67,6 +72,10 @@ class LiveSite:
             search_job = None
             try:
                 errors, warnings, search_job = self.check_and_build()
+            except (RecordError, BuildError) as exc:  # said for a person, in one line
+                failure = one_line(str(exc), 2000)
+            except OSError as exc:  # the record's folder gone, or a file of it, as it was read
+                failure = one_line(f"the record cannot be read: {exc}", 2000)
             except Exception:  # a broken template or record file must not stop the server
                 failure = traceback.format_exc(limit=8)
             with self._changed:
@@ -124,8 +133,7 @@ class LiveSite:
         try:
             self._closed = True
             self.search.close()
-            if self._temporary:
-                shutil.rmtree(self.out, ignore_errors=True)
+            self._scratch.close()
         finally:
             if taken:
                 self._building.release()

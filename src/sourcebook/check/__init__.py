@@ -23,6 +23,7 @@ from sourcebook.check import (
     roles,
     scenarios,
     scripts,
+    sizes,
     structure,
     usage,
 )
@@ -42,6 +43,7 @@ ENTITY_RULES: list[EntityRule] = [
     addresses.check_addresses,
     dates.check_dates,
     roles.check_roles,
+    sizes.check_sizes,
 ]
 
 RULES: list[Rule] = [

@@ -62,6 +62,7 @@ def check(
     """Check RECORD (default: this folder) and report every problem found. RECORD may be a
     house (its house.toml, or the folder holding it): every volume is checked. A record
     unchanged since its last check is not checked again: what that check found is shown."""
+    from sourcebook.diagnostics import shown_json
     from sourcebook.remembered import check_remembered
 
     house = house_path(record)
@@ -96,17 +97,19 @@ def check(
     warnings = len(diagnostics.warnings)
     if output == "json":
         click.echo(
-            json.dumps(
-                {
-                    "record": record.as_posix(),
-                    "entities": entities,
-                    "errors": errors,
-                    "warnings": warnings,
-                    "diagnostics": [d.as_json() for d in shown],
-                    **(_quotes_json(single, listed) if quotes else {}),
-                },
-                indent=2,
-                ensure_ascii=False,
+            shown_json(
+                json.dumps(
+                    {
+                        "record": record.as_posix(),
+                        "entities": entities,
+                        "errors": errors,
+                        "warnings": warnings,
+                        "diagnostics": [d.as_json() for d in shown],
+                        **(_quotes_json(single, listed) if quotes else {}),
+                    },
+                    indent=2,
+                    ensure_ascii=False,
+                )
             )
         )
     else:

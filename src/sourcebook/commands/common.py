@@ -110,7 +110,9 @@ def fail(message: str, output: str = "text", status: int = 2) -> NoReturn:
     if output == "json":
         click.echo(json.dumps({"error": message}))
     else:
-        click.echo(f"error: {message}", err=True)
+        from sourcebook.diagnostics import shown
+
+        click.echo(f"error: {shown(message)}", err=True)
     sys.exit(status)
 
 

@@ -145,7 +145,8 @@ def report(live: LiveSite, verbose: bool = False) -> None:
         for diagnostic in live.errors:
             click.echo(f"  {diagnostic.format()}", err=True)
     elif live.failure:
-        click.echo(f"The build failed; the pages show why:\n{live.failure}", err=True)
+        said = f" {live.failure}" if "\n" not in live.failure else f"\n{live.failure}"
+        click.echo(f"The build failed; the pages show why:{said}", err=True)
     else:
         kept = ""
         if live.written is not None:

@@ -24,6 +24,9 @@ from sourcebook.compile.noted import note, watched
 DEFAULT_SECONDS = 2.0
 MAX_SECONDS = 10.0
 """The longest any query may run, whatever the record's settings say."""
+MAX_ANSWER_BYTES = 1_000_000
+"""The most a query may return, its values counted as their text: an answer is carried
+to the build, and a chart's into its page, its table, its CSV and its drawing."""
 _PROGRESS_STEPS = 1000
 """SQLite virtual-machine steps between two looks at the clock."""
 _LIMITS = {
@@ -186,7 +189,7 @@ class CompiledRecord:
         self.connection.set_progress_handler(_stopper(deadline), _PROGRESS_STEPS)
         try:
             cursor = self.connection.execute(sql)
-            rows = cursor.fetchmany(max_rows + 1)
+            rows = _fetched(cursor, max_rows + 1)
             columns = tuple(d[0] for d in cursor.description or ())
             cursor.close()
         except sqlite3.ProgrammingError as exc:
@@ -219,6 +222,26 @@ def open_image(image: bytes, seconds: float | None = None) -> CompiledRecord:
     connection = sqlite3.connect(":memory:")
     connection.deserialize(image)
     return CompiledRecord(connection, seconds)
+
+
+def _fetched(cursor: sqlite3.Cursor, most: int) -> list[Any]:
+    """Up to `most` rows, one at a time, refused once their values pass MAX_ANSWER_BYTES:
+    no more of an answer than that is ever held."""
+    rows = []
+    size = 0
+    for row in cursor:
+        size += sum(len(v) if isinstance(v, (str, bytes)) else 8 for v in row)
+        if size > MAX_ANSWER_BYTES:
+            cursor.close()
+            raise QueryError(
+                Failure.SHAPE,
+                f"the query returns more than {MAX_ANSWER_BYTES:,} bytes; ask for fewer rows "
+                "or shorter values",
+            )
+        rows.append(row)
+        if len(rows) == most:
+            break
+    return rows
 
 
 def _stopper(deadline: float) -> Callable[[], int]:

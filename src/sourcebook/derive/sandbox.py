@@ -26,6 +26,15 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
+from sourcebook.children import (
+    die_with,
+    for_child,
+    last_line,
+    stderr_file,
+    stop,
+    write_stderr_to,
+    written,
+)
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError, Result, open_image
 from sourcebook.compile.noted import Column, digests, noting
 
@@ -167,11 +176,16 @@ def _attempt(
     in `known` as too slow) and a new child must carry on."""
     context: Any = multiprocessing.get_context(_start_method())  # its Process, typed
     ours, theirs = context.Pipe(duplex=False)
+    said = stderr_file()
+    stderr = for_child(said)
     child = context.Process(
-        target=_child, args=(theirs, image, seconds, job, dict(known), started), daemon=True
+        target=_child,
+        args=(theirs, image, seconds, job, dict(known), started, os.getpid(), stderr),
+        daemon=True,
     )
     child.start()
     theirs.close()
+    stderr.close()
     running: Key | None = None
     deadline = budget = float("inf")
     try:
@@ -185,7 +199,10 @@ def _attempt(
                 message = ours.recv()
             except EOFError:  # the child died: out of memory, or killed from outside
                 if running is None:
-                    raise RuntimeError("the process running the record's queries died") from None
+                    why = last_line(written(said)) or "it said nothing"
+                    raise RuntimeError(
+                        f"the process running the record's queries died: {why}"
+                    ) from None
                 known[running] = QueryError(
                     Failure.FAILED, "the query ran out of memory and was stopped"
                 )
@@ -203,9 +220,8 @@ def _attempt(
                 raise message[1]
     finally:
         ours.close()
-        if child.is_alive():
-            child.kill()
-        child.join()
+        said.close()
+        stop(child)
 
 
 def _too_slow(seconds: float) -> QueryError:
@@ -231,7 +247,11 @@ def _child(
     job: Callable[[CompiledRecord], Any],
     known: dict[Key, Outcome],
     started: float,
+    parent: int,
+    stderr: Connection,
 ) -> None:
+    die_with(parent)
+    write_stderr_to(stderr)
     try:
         _cap_memory()
         connection = sqlite3.connect(":memory:")

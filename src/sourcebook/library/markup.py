@@ -13,13 +13,14 @@ not count, so a page that never closes its paragraphs is not flattened.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 MAX_DEPTH = 256
 """How deep elements nest before the page is flattened; real pages stay far below."""
 MAX_HTML_CHARS = 16 * 1024 * 1024
 """A page longer than this is not parsed: a refusal, not an hour of parsing."""
 
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)(?:\s[^>]*)?>")
+_TAG_OPENING = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
 _VOID = "area base br col embed hr img input link meta param source track wbr keygen"
 _OPTIONAL_END = "p li dt dd option optgroup tr td th tbody thead tfoot colgroup caption rb rt rp"
 _NOT_NESTING = frozenset(f"{_VOID} {_OPTIONAL_END} html head body".split(" "))
@@ -36,9 +37,9 @@ def bounded(html: str, max_depth: int = MAX_DEPTH) -> str:
         return html
     pieces: list[str] = []
     depth = dropped = last = 0
-    for tag in _TAG.finditer(html):
-        closing, name = tag[1], tag[2].lower()
-        if name in _NOT_NESTING or tag[0].endswith("/>"):
+    for start, end, closing, name in _tags(html):
+        name = name.lower()
+        if name in _NOT_NESTING or html.endswith("/>", start, end):
             continue
         if closing:
             if not dropped:
@@ -50,9 +51,33 @@ def bounded(html: str, max_depth: int = MAX_DEPTH) -> str:
             continue
         else:
             dropped += 1
-        pieces += [html[last : tag.start()], "\n" if name in _BLOCKS else ""]
-        last = tag.end()
+        pieces += [html[last:start], "\n" if name in _BLOCKS else ""]
+        last = end
     if not pieces:
         return html
     pieces.append(html[last:])
     return "".join(pieces)
+
+
+def _tags(html: str) -> Iterator[tuple[int, int, str, str]]:
+    """Each tag `<name>`, `</name>` or `<name …>` as (start, end, '/' or '', name), in
+    order. The `>` that ends a tag with attributes ends every tag opened before it, so it
+    is looked for once, not once for each opening (as a pattern [^>]* would)."""
+    close = -1
+    at = html.find("<")
+    while at >= 0:
+        opening = _TAG_OPENING.match(html, at)
+        after = opening.end() if opening else at + 1
+        if opening is not None and html.startswith(">", after):
+            yield at, after + 1, opening[1], opening[2]
+            at = html.find("<", after + 1)
+            continue
+        if opening is not None and html[after : after + 1].isspace():
+            if close <= after:
+                close = html.find(">", after + 1)
+                if close < 0:
+                    return
+            yield at, close + 1, opening[1], opening[2]
+            at = html.find("<", close + 1)
+            continue
+        at = html.find("<", at + 1)

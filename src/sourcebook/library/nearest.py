@@ -14,7 +14,8 @@ from functools import lru_cache
 
 from sourcebook.library.normalize import normalize
 
-_WORD = re.compile(r"\S*\w\S*")
+_TOKEN = re.compile(r"\S+")
+_WORD_CHARACTER = re.compile(r"\w")
 _FIGURE = re.compile(r"\d")
 _EDGES = ".,;:!?'()"
 CONTEXT_WORDS = 3
@@ -38,7 +39,9 @@ def nearest(quote: str, text: str) -> Nearest | None:
     """The passage of `text` most like `quote`, shown as `text` has it (white space made
     single spaces); None if no word is shared."""
     wanted = quote.split()
-    spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    # Each run without white space that holds a word character, found in one pass (a
+    # pattern \S*\w\S* would read a run of punctuation again from each of its places).
+    spans = [m.span() for m in _TOKEN.finditer(text) if _WORD_CHARACTER.search(m[0])]
     words = [text[a:b] for a, b in spans]
     wanted_keys, keys = [_key(w) for w in wanted], [_key(w) for w in words]
     if not wanted or not words:

@@ -60,8 +60,12 @@ _NFKC_COMMON = {
 _LINE_HYPHEN = re.compile(r"-(?<=[^\W\d_]-)[ \t]*\r?\n\s*(?=[^\W\d_])")
 _LINE_HYPHEN_OTHER = re.compile(r"[\u00ad\u2010\u2011](?<=[^\W\d_].)[ \t]*\r?\n\s*(?=[^\W\d_])")
 
-_ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:…|\.\s?\.\s?\.)\s*\]|\(\s*…\s*\)|…|\.\s?\.\s?\.)\s*")
-_INSERTION = re.compile(r"\s*\[[^\[\]]{1,200}\]\s*")
+# The white space before a gap is taken from where its run starts only: a leading \s*
+# would read the rest of a run from each of its places in turn.
+_ELLIPSIS = re.compile(
+    r"(?:(?<!\s)\s+)?(?:\[\s*(?:…|\.\s?\.\s?\.)\s*\]|\(\s*…\s*\)|…|\.\s?\.\s?\.)\s*"
+)
+_INSERTION = re.compile(r"(?:(?<!\s)\s+)?\[[^\[\]]{1,200}\]\s*")
 _EDGE_PUNCTUATION = " .,;:"
 _GAP_MARKS = ("[", "\u2026", "*", "...", ". .")
 _LETTER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
@@ -118,12 +122,14 @@ class QuotePattern:
         return len(self.parts) == 1 and not _LETTER_HYPHEN.search(self.parts[0])
 
     @cached_property
-    def regex(self) -> re.Pattern[str]:
-        """The whole pattern, gaps and optional hyphens included, for what str.find misses.
+    def segments(self) -> tuple[re.Pattern[str], ...]:
+        """The pattern, bracketed gaps and optional hyphens included, for what str.find
+        misses: one expression for each run of parts between ellipses, since a run of any
+        length cannot be read in linear time by one expression (see `match.locate`).
 
         Compiled only when first needed: compiling costs more than most searches.
         """
-        return _regex(list(self.parts), list(self.gaps), self.open_start, self.open_end)
+        return _segments(list(self.parts), list(self.gaps), self.open_start, self.open_end)
 
     @property
     def literal(self) -> str:
@@ -203,18 +209,23 @@ def _drop_empty(parts: list[str], gaps: list[int | None]) -> tuple[list[str], li
     return parts, gaps
 
 
-def _regex(
+def _segments(
     parts: list[str], gaps: list[int | None], open_start: bool, open_end: bool
-) -> re.Pattern[str]:
-    pattern = ""
+) -> tuple[re.Pattern[str], ...]:
+    segments = [""]
     for index, part in enumerate(parts):
         if index:
             gap = gaps[index - 1]
-            pattern += ".*?" if gap is None else f".{{0,{gap}}}?"
-        pattern += _LETTER_HYPHEN.sub("-?", re.escape(part).replace(r"\-", "-"))
+            if gap is None:
+                segments.append("")
+            else:
+                segments[-1] += f".{{0,{gap}}}?"
+        segments[-1] += _LETTER_HYPHEN.sub("-?", re.escape(part).replace(r"\-", "-"))
     head = r"(?<!\w)" if not open_start and is_word(parts[0][0]) else ""
     tail = r"(?!\w)" if not open_end and is_word(parts[-1][-1]) else ""
-    return re.compile(head + pattern + tail, re.S)
+    segments[0] = head + segments[0]
+    segments[-1] += tail
+    return tuple(re.compile(segment, re.S) for segment in segments)
 
 
 def is_word(char: str) -> bool:

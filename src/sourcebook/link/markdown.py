@@ -83,25 +83,37 @@ def own_marks(text: str) -> list[re.Match[str]] | None:
     backtick opens none. Only those are tried: the pattern alone would try every character.
     """
     found = []
-    ticks = "`" in text
-    at = _opening(text, 0, ticks)
+    opening = _Openings(text)
+    at = opening.next(0)
     while at >= 0:
         mark = OWN_MARKS.match(text, at)
         if mark is None:
             return None
         found.append(mark)
-        at = _opening(text, mark.end(), ticks)
+        at = opening.next(mark.end())
     return found
 
 
-def _opening(text: str, start: int, ticks: bool) -> int:
-    """Where the next bracket or backtick from `start` stands; -1 where none does.
-    str.find, not a regular expression: it passes over the text between far faster."""
-    bracket = text.find("[", start)
-    if not ticks:
-        return bracket
-    tick = text.find("`", start)
-    return tick if bracket < 0 or 0 <= tick < bracket else bracket
+class _Openings:
+    """Where the next bracket or backtick stands. str.find, not a regular expression: it
+    passes over the text between far faster; and each is looked for again only once the
+    reading has passed the last found, so a text of many backticks and no bracket is not
+    read to its end for each of them."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.bracket = -2 if "[" in text else -1
+        self.tick = -2 if "`" in text else -1
+
+    def next(self, start: int) -> int:
+        """Where the next opening from `start` stands; -1 where none does."""
+        if -1 != self.bracket < start:
+            self.bracket = self.text.find("[", start)
+        if -1 != self.tick < start:
+            self.tick = self.text.find("`", start)
+        if self.bracket < 0 or 0 <= self.tick < self.bracket:
+            return self.tick
+        return self.bracket
 
 
 def _plain_mark(found: re.Match[str]) -> bool:

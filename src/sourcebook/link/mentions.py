@@ -131,7 +131,7 @@ def _plain(
     if marks.may_hold_url(text):  # a URL ends at white space, so each stands on one line
         cuts = [0, *(i for span in masked for i in span), len(text)]
         for start, end in zip(cuts[::2], cuts[1::2], strict=True):
-            masked += [m.span() for m in marks.URL.finditer(text, start, end)]
+            masked += marks.urls(text, start, end)
     if "\n" in text:  # no name runs from one line into the next
         masked += [m.span() for m in _NEWLINE.finditer(text)]
     if masked:

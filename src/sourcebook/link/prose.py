@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -11,21 +12,25 @@ from typing import NamedTuple
 WIKI_LINK = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
 # [@id] or [@id, p. 81]; several may share brackets: [@a; @b, p. 3]
 CITATION = re.compile(r"\[(@[^\[\]\n]+?)\]")
-# A key as Pandoc reads one: internal punctuation allowed (`EpochAI:2025`, `doe.2024`).
-CITATION_ITEM = re.compile(
-    r"@([A-Za-z0-9_](?:\w|[-:.#$%&+?<>~/](?=\w))*)\s*(?:,\s*([^;]+?))?\s*(?:;|$)"
-)
+# A key as Pandoc reads one: internal punctuation allowed (`EpochAI:2025`, `doe.2024`);
+# each character is read by one alternative, once.
+_CITED_ID = re.compile(r"@([A-Za-z0-9_](?:\w|[-:.#$%&+?<>~/](?=\w))*)\s*")
 # Curly double quotation marks: a quote runs from an opening mark to the closing mark
 # that balances it, so a quote may hold a quote (see `quote_spans`). A span marked
 # [“…”]{.scare} or {.title} is not a quote of the source.
 QUOTE_MARK = re.compile(r"[“”]")
 FLAT_QUOTE = re.compile(r"“([^“”]+)”")
 MARKED_SPAN = re.compile(r"\[(“[^“”]+”)\]\{\.(scare|title)\}")
-# "Words in straight quotes" right before a citation: meant as a quote, but not one.
+# "Words in straight quotes" right before a citation: meant as a quote, but not one. A
+# match is tried at each straight mark and reads at most to the next one.
 STRAIGHT_CITED = re.compile(r'(?<![\w"])"([^"\n]*[^"\s])"(?=[ ,.;:\u00a0]*\[@)')
-# Regions where no mention is looked for.
+# Regions where no mention is looked for. Each pattern is tried only where its first
+# character stands, and reads on only to a character it cannot hold: so no character is
+# read again for every place that might start a match (see `urls` for the two that could).
 CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.S)
-URL = re.compile(r"(?:https?://|www\.)[^\s)\]>]+|\]\([^)\s]+\)|<[a-z]+://[^>]+>", re.I)
+_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s)\]>]+", re.I)
+_TARGET_END = re.compile(r"[)\s]")
+_ANGLE_OPENING = re.compile(r"<[a-z]+://", re.I)
 
 
 # Named tuples, not frozen dataclasses: a large record's prose holds tens of thousands
@@ -135,7 +140,21 @@ def curled(text: str) -> str:
 
 
 def _unmarked(offsets: list[int], marked: list[MarkedSpan]) -> list[int]:
-    return [at for at in offsets if not any(s.start <= at < s.end for s in marked)]
+    if not marked:
+        return offsets
+    inside = _within([(s.start, s.end) for s in marked])
+    return [at for at in offsets if not inside(at)]
+
+
+def _within(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether an offset stands inside one of `spans` (in order, none overlapping)."""
+    starts = [start for start, _ in spans]
+
+    def inside(at: int) -> bool:
+        index = bisect.bisect_right(starts, at) - 1
+        return index >= 0 and at < spans[index][1]
+
+    return inside
 
 
 def wiki_links(text: str) -> list[WikiLink]:
@@ -166,8 +185,29 @@ def _citations(matches: Iterable[re.Match[str]]) -> list[Citation]:
 
 
 def cited(inside: str) -> list[tuple[str, str | None]]:
-    """(source, locator) of each item between one citation's brackets."""
-    return [(m[1], m[2].strip() if m[2] else None) for m in CITATION_ITEM.finditer(inside)]
+    """(source, locator) of each item between one citation's brackets (one line's text):
+    `@id`, then `, locator` or nothing, up to a semicolon or the end. An `@` that opens
+    no such item is passed over."""
+    out: list[tuple[str, str | None]] = []
+    semicolon = -1  # the first ';' at or after the place being read; found once for all
+    at = inside.find("@")
+    while at >= 0:
+        item = _CITED_ID.match(inside, at)
+        after = item.end() if item else at + 1
+        mark = inside[after : after + 1]
+        if item is not None and mark in ("", ";"):
+            out.append((item[1], None))
+            after += 1
+        elif item is not None and mark == ",":
+            if semicolon < after and semicolon != len(inside):
+                found = inside.find(";", after)
+                semicolon = found if found >= 0 else len(inside)
+            if semicolon > after + 1:
+                locator = inside[after + 1 : semicolon]
+                out.append((item[1], locator.strip()))
+                after = semicolon + 1
+        at = inside.find("@", after)
+    return out
 
 
 def marked_spans(text: str) -> list[MarkedSpan]:
@@ -185,11 +225,11 @@ def _quotes(
     cites: list[Citation],
     spans: list[tuple[int, int]],
 ) -> list[Quote]:
-    marked = [(s.start, s.end) for s in marked_spans]
+    inside = _within([(s.start, s.end) for s in marked_spans])
     cited_at = {c.start: c for c in cites}
     out = []
     for start, end in spans:
-        if any(a <= start < b for a, b in marked):
+        if inside(start):
             continue
         after = end
         while after < len(text) and text[after] in " ,.;:\u00a0":
@@ -223,8 +263,75 @@ def may_mask(text: str) -> bool:
 
 
 def may_hold_url(text: str) -> bool:
-    """Whether URL can match: it tries every position of a text, so most texts skip it."""
+    """Whether `urls` may find any: each URL holds one of these."""
     return "://" in text or "](" in text or "www." in text.lower()
+
+
+def urls(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Spans of the addresses in `text[start:end]`, leftmost first, none overlapping: bare
+    (`https://…`, `www.…`, up to white space or a closing bracket), a Markdown link's
+    target `](…)`, and `<scheme://…>`."""
+    forms = _Addresses(text, len(text) if end is None else end)
+    finders = [forms.bare, forms.target, forms.angle]
+    upcoming = [find(start) for find in finders]
+    found = []
+    while any(upcoming):
+        span = min(span for span in upcoming if span is not None)
+        found.append(span)
+        upcoming = [
+            find(span[1]) if ahead is not None and ahead[0] < span[1] else ahead
+            for find, ahead in zip(finders, upcoming, strict=True)
+        ]
+    return found
+
+
+class _Addresses:
+    """The first match of each form of address from a place on, as one alternation of the
+    three would try them. Each reads on from where it last stopped: the end that one
+    opening of a form found (`)`, white space or `>`) is the end of every opening before
+    it, so it is looked for once, however many openings share it."""
+
+    def __init__(self, text: str, end: int):
+        self.text = text
+        self.end = end
+        self.stop = -1
+        """The first `)` or white space after the last `](` read; len(text): none."""
+        self.close = -1
+        """The first `>` after the last `<scheme://` read; len(text): none."""
+
+    def bare(self, at: int) -> tuple[int, int] | None:
+        found = _BARE_URL.search(self.text, at, self.end)
+        return found.span() if found else None
+
+    def target(self, at: int) -> tuple[int, int] | None:
+        text, end = self.text, self.end
+        at = text.find("](", at, end)
+        while at >= 0:
+            if self.stop < at + 2:
+                after = _TARGET_END.search(text, at + 2, end)
+                self.stop = after.start() if after else len(text)
+            if self.stop >= end:
+                return None
+            if text[self.stop] == ")" and self.stop > at + 2:
+                return at, self.stop + 1
+            at = text.find("](", at + 1, end)
+        return None
+
+    def angle(self, at: int) -> tuple[int, int] | None:
+        text, end = self.text, self.end
+        at = text.find("<", at, end)
+        while at >= 0:
+            opening = _ANGLE_OPENING.match(text, at, end)
+            if opening is not None:
+                if self.close < opening.end():
+                    found = text.find(">", opening.end(), end)
+                    self.close = found if found >= 0 else len(text)
+                if self.close >= end:
+                    return None
+                if self.close > opening.end():
+                    return at, self.close + 1
+            at = text.find("<", at + 1, end)
+        return None
 
 
 def _masked(
@@ -232,7 +339,7 @@ def _masked(
 ) -> list[tuple[int, int]]:
     regions = [(m.start(), m.end()) for m in CODE.finditer(text)] if "`" in text else []
     if may_hold_url(text):
-        regions += [(m.start(), m.end()) for m in URL.finditer(text)]
+        regions += urls(text)
     regions += [(m.start(), m.end()) for m in links]
     regions += [(m.start(), m.end()) for m in bracketed]
     merged: list[tuple[int, int]] = []

@@ -1,5 +1,5 @@
-"""Folders a run writes into before renaming them into place, and the sweep of those a
-killed run left behind.
+"""Folders a run writes into before renaming them into place, the folders it works in
+for a while (`scratch`), and the sweep of those a killed run left behind.
 
 A run holds an exclusive `flock` on each folder it is writing, taken before the folder
 gets the name a sweep looks for. The kernel drops the lock when the process ends, however
@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -96,3 +97,43 @@ def _modified(path: Path) -> float:
         return path.lstat().st_mtime
     except OSError:
         return float("inf")
+
+
+SCRATCH_KINDS = ("paper-", "serve-")
+"""What runs keep in the scratch place: the paper as Typst reads it, and `serve`'s site."""
+
+
+@contextmanager
+def scratch(prefix: str) -> Iterator[Path]:
+    """A new folder for work that outlives no run (`prefix` one of SCRATCH_KINDS), claimed
+    while the block runs and removed after. It is made in this user's one scratch place,
+    whose folders left by runs that were killed are swept first."""
+    place = scratch_place()
+    if place is None:  # no place of this user's own: a folder of its own, not swept
+        folder = Path(tempfile.mkdtemp(prefix=f"sourcebook-{prefix}"))
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return
+    for kind in SCRATCH_KINDS:
+        sweep(place, f"{kind}*")
+    with claimed(place, prefix) as folder:
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def scratch_place() -> Path | None:
+    """`sourcebook-UID` in the system's temporary folder, made for this user alone; None
+    where that name is taken by anything else (another user's folder, a link)."""
+    place = Path(tempfile.gettempdir()) / f"sourcebook-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        place.mkdir(mode=0o700)
+    try:
+        found = place.lstat()
+    except OSError:
+        return None
+    own = stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid()
+    return place if own and not found.st_mode & 0o077 else None

@@ -109,7 +109,10 @@ def _shown(root: Path, written: str) -> str:
     return relative if shown_root in ("", ".") else f"{shown_root}/{relative}"
 
 
-_TABLE = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\"' -]+?)\s*\]\]?\s*(#.*)?$")
+# A table's line, its name read apart: a name pattern between \s* on either side would
+# try every split of a run of spaces.
+_TABLE = re.compile(r"^\s*\[\[?([^\]]+)\]\]?\s*(#.*)?$")
+_TABLE_NAME = re.compile(r"[A-Za-z0-9_.\"' -]*")
 _PATH_KEY = re.compile(r"^\s*path\s*=")
 
 
@@ -119,8 +122,8 @@ def _volume_lines(text: str) -> list[int]:
     in_volume = False
     for number, line in enumerate(text.splitlines(), 1):
         table = _TABLE.match(line)
-        if table:
-            in_volume = line.strip().startswith("[[") and table[1] == "volume"
+        if table and _TABLE_NAME.fullmatch(name := table[1].strip()):
+            in_volume = line.strip().startswith("[[") and name == "volume"
             if in_volume:
                 lines.append(number)
         elif in_volume and _PATH_KEY.match(line):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -175,9 +174,9 @@ def _read_item(
     try:
         item = Item.model_validate({**data, "shelf": shelf})
     except ValidationError as exc:
-        text = Path(entry.path).read_text(encoding="utf-8")
+        lines = _first_lines(Path(entry.path).read_text(encoding="utf-8"))
         for error in exc.errors():
-            _report(error, text, shown, diagnostics)
+            _report(error, lines, shown, diagnostics)
         return None
     _check_files(item, entry.path[: -len(entry.name)], shown, diagnostics)
     return item
@@ -207,9 +206,9 @@ def _check_files(item: Item, folder: str, shown: str, diagnostics: Diagnostics) 
         )
 
 
-def _report(error: Any, text: str, shown: str, diagnostics: Diagnostics) -> None:
+def _report(error: Any, lines: dict[str, int], shown: str, diagnostics: Diagnostics) -> None:
     key = str(error["loc"][0]) if error["loc"] else ""
-    pos = Pos(shown, _line_of(text, key), 1)
+    pos = Pos(shown, lines.get(key, 1), 1)
     if error["type"] == "missing":
         diagnostics.error(Pos(shown), "Q005", f"library item lacks '{key}'")
     elif error["type"] == "extra_forbidden":
@@ -218,9 +217,13 @@ def _report(error: Any, text: str, shown: str, diagnostics: Diagnostics) -> None
         diagnostics.error(pos, "Q005", f"'{key}': {error['msg'].rstrip('.').lower()}")
 
 
-def _line_of(text: str, key: str) -> int:
-    found = re.search(rf"^{re.escape(key)}\s*:", text, re.M) if key else None
-    return text.count("\n", 0, found.start()) + 1 if found else 1
+def _first_lines(text: str) -> dict[str, int]:
+    """Each top-level key → the first line that sets it, read in one pass."""
+    first: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), 1):
+        if line[:1].strip() and ":" in line:
+            first.setdefault(line[: line.find(":")].rstrip(), number)
+    return first
 
 
 def _first_line(exc: Exception) -> str:

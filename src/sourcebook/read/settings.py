@@ -55,15 +55,16 @@ def validated(
     try:
         return model.model_validate(data)
     except ValidationError as exc:
+        line_of = _first_lines(text)
         for error in exc.errors():
             loc = [str(p) for p in error["loc"] if not isinstance(p, int)]
-            pos = Pos(shown, _line_of(text, loc[-1]) if loc else 1, 1)
+            pos = Pos(shown, line_of.get(loc[-1], 1) if loc else 1, 1)
             if error["type"] == "extra_forbidden":
                 hint = did_you_mean(loc[-1], _known_keys(model, loc))
                 diagnostics.error(pos, "S002", f"unknown setting '{'.'.join(loc)}'", hint)
             elif error["type"] == "missing":
                 diagnostics.error(
-                    Pos(shown, _line_of(text, loc[0]) if len(loc) > 1 else 1, 1),
+                    Pos(shown, line_of.get(loc[0], 1) if len(loc) > 1 else 1, 1),
                     "S001",
                     f"missing setting '{'.'.join(loc)}'",
                 )
@@ -73,11 +74,19 @@ def validated(
         return None
 
 
-def _line_of(text: str, key: str) -> int:
-    """The first line that sets `key` (or opens table `[key]`); 1 when there is none."""
-    pattern = re.compile(rf"^\s*(\[{re.escape(key)}\]|{re.escape(key)}\s*=)", re.M)
-    found = pattern.search(text)
-    return text.count("\n", 0, found.start()) + 1 if found else 1
+def _first_lines(text: str) -> dict[str, int]:
+    """Each key → the first line that sets it (`key =`) or opens its table (`[key]`): read
+    in one pass, however many keys are asked for."""
+    first: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.lstrip()
+        if line.startswith("["):
+            key = line[1 : line.find("]")] if "]" in line else ""
+        else:
+            key = line[: line.find("=")].rstrip() if "=" in line else ""
+        if key:
+            first.setdefault(key, number)
+    return first
 
 
 def _known_keys(top: type[BaseModel], loc: list[str]) -> list[str]:

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from sourcebook.children import die_with
 from sourcebook.runtime.switches import plain
 
 T = TypeVar("T")
@@ -66,7 +67,7 @@ class Forked:
         _JOB = job
         try:
             context = multiprocessing.get_context("fork")
-            self._pool = context.Pool(jobs, _worker_start, (self._frozen, nice))
+            self._pool = context.Pool(jobs, _worker_start, (self._frozen, nice, os.getpid()))
         finally:
             _JOB = None  # the workers have their copy; this process keeps no reference
         self._running = True
@@ -101,7 +102,8 @@ class Forked:
                 gc.unfreeze()
 
 
-def _worker_start(collector_off: bool, nice: int) -> None:
+def _worker_start(collector_off: bool, nice: int, parent: int) -> None:
+    die_with(parent)
     if collector_off:
         gc.disable()
     if nice:

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from markupsafe import Markup
 
+from sourcebook.children import orphanless
 from sourcebook.publish.site.swap import write_file
 from sourcebook.publish.site.urls import Urls
 
@@ -265,7 +266,7 @@ class _Service:
     def __enter__(self) -> _Service:
         try:
             self._process = subprocess.Popen(
-                [str(executable()), "--service"],
+                orphanless([str(executable()), "--service"]),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

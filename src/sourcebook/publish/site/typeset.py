@@ -9,18 +9,19 @@ Typst's clock is set to it, and only the fonts Typst brings are used.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
-import tempfile
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lxml import html as lxml_html
 
+from sourcebook.children import bounded_run, last_line
 from sourcebook.model.base import day_start
 from sourcebook.model.kinds import Paper
+from sourcebook.publish.claimed import scratch
 from sourcebook.publish.site.paper import bibliography_entry, paper_authors, paper_of
 from sourcebook.publish.site.render import RenderError
 from sourcebook.publish.site.wording import day as day_words
@@ -239,41 +240,58 @@ def _fragment(html: Any) -> Any:
     return lxml_html.fragment_fromstring(str(html) or " ", create_parent="span")
 
 
-TYPESET_SECONDS = 120.0
+TYPESET_SECONDS = 60.0
 """How long Typst may take over one paper."""
+TYPESET_MEMORY = 2 << 30
+"""The address space Typst's process may take, its interpreter included: an allocation
+past it fails, and the paper is refused, before the machine runs short."""
 TYPESET = """
-import sys, typst
+import os, resource, sys
+from sourcebook.children import die_with
+die_with(int(sys.argv[4]))
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[5]), int(sys.argv[5])))
+import typst
 try:
     pdf = typst.compile(
         sys.argv[1], root=sys.argv[2], ignore_system_fonts=True,
         timestamp=int(sys.argv[3]), format="pdf",
     )
+except MemoryError:
+    sys.stderr.write("memory allocation failed")
+    sys.exit(1)
 except Exception as exc:
-    sys.stderr.write(" ".join(str(exc).split())[:400])
+    sys.stderr.write(str(exc)[:2000])
     sys.exit(1)
 sys.stdout.buffer.write(pdf)
 """
 """Typst in a process of its own: its engine starts threads, which a process that forks
-(as the build's workers are) must not hold, and a paper that runs on is stopped."""
+(as the build's workers are) must not hold, and a paper that runs on, or grows past its
+memory, is stopped. The process dies with the build (`die_with`)."""
 
 
 def compile_typst(source: str, images: dict[str, str], day: Any) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="sourcebook-paper-") as folder:
-        root = Path(folder)
+    with scratch("paper-") as root:
         (root / "paper.typ").write_text(source, encoding="utf-8")
         for name, svg in images.items():
             (root / name).write_text(svg, encoding="utf-8")
         stamp = int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp())
         command = [sys.executable, "-P", "-c", TYPESET, str(root / "paper.typ"), str(root)]
+        command += [str(stamp), str(os.getpid()), str(TYPESET_MEMORY)]
+        # One arena per thread reserves address space it may never use (glibc's malloc).
+        environment = {**os.environ, "MALLOC_ARENA_MAX": "2"}
         try:
-            done = subprocess.run(
-                [*command, str(stamp)], capture_output=True, timeout=TYPESET_SECONDS, cwd=root
-            )
+            code, pdf, said = bounded_run(command, TYPESET_SECONDS, cwd=root, env=environment)
         except subprocess.TimeoutExpired:
             raise RenderError(
                 f"the paper could not be typeset: it took longer than {TYPESET_SECONDS:g} s"
             ) from None
-        if done.returncode != 0:
-            message = done.stderr.decode("utf-8", "replace").strip() or "Typst stopped"
-            raise RenderError(f"the paper could not be typeset: {message[-400:]}")
-        return done.stdout
+        if code != 0:
+            raise RenderError(f"the paper could not be typeset: {_why(said)}")
+        return pdf
+
+
+def _why(said: bytes) -> str:
+    text = said.decode("utf-8", "replace")
+    if "memory allocation" in text or "out of memory" in text.lower():
+        return f"it needs more memory than Typst may use ({TYPESET_MEMORY >> 20:,} MiB)"
+    return last_line(text) or "Typst stopped"

@@ -19,16 +19,29 @@ import copy
 import hashlib
 import json
 import multiprocessing
+import os
 import re
+import time
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from lxml import etree
 from markupsafe import Markup
 
+from sourcebook.children import (
+    cap_data,
+    die_with,
+    for_child,
+    last_line,
+    one_line,
+    stderr_file,
+    stop,
+    write_stderr_to,
+    written,
+)
 from sourcebook.derive.sandbox import _start_method
 from sourcebook.files import write_atomic
 
@@ -36,6 +49,10 @@ SECONDS_PER_CHART = 10.0
 """How long drawing one chart may take, once the engine has started."""
 START_SECONDS = 20.0
 """How long the engine may take to start."""
+TOTAL_SECONDS = 60.0
+"""How long drawing all the charts of a build may take together, the start included."""
+MEMORY_BYTES = 1 << 30
+"""Memory the drawing process may take beyond what it starts with."""
 FONT = "Source Sans 3, Helvetica Neue, Arial, sans-serif"
 MONTH_LABEL = (
     "test(/^[0-9]{4}-(0[1-9]|1[0-2])$/, datum.label) ? "
@@ -193,12 +210,19 @@ class Drawing:
         self._fresh = [(chart, spec) for chart, spec in specs if chart not in self._drawn]
         self._child: Any = None
         self._pipe: Connection | None = None
+        self._said: IO[bytes] | None = None
+        self._deadline = time.monotonic() + TOTAL_SECONDS
         if self._fresh:
             context: Any = multiprocessing.get_context(_start_method())  # its Process, typed
             self._pipe, theirs = context.Pipe(duplex=False)
-            self._child = context.Process(target=_draw, args=(theirs, self._fresh), daemon=True)
+            self._said = stderr_file()
+            stderr = for_child(self._said)
+            self._child = context.Process(
+                target=_draw, args=(theirs, self._fresh, os.getpid(), stderr), daemon=True
+            )
             self._child.start()
             theirs.close()
+            stderr.close()
 
     @property
     def started(self) -> bool:
@@ -222,10 +246,11 @@ class Drawing:
             self._pipe.close()
             self._pipe = None
         if self._child is not None:
-            if self._child.is_alive():
-                self._child.kill()
-            self._child.join()
+            stop(self._child)
             self._child = None
+        if self._said is not None:
+            self._said.close()
+            self._said = None
 
     def _receive(self) -> dict[str, str]:
         drawn: dict[str, str] = {}
@@ -233,17 +258,25 @@ class Drawing:
             return drawn
         wait = START_SECONDS + SECONDS_PER_CHART
         for chart, _ in self._fresh:
-            if not self._pipe.poll(wait):
-                raise ChartRenderError(chart, f"drawing it took longer than {wait:g} s")
+            left = self._deadline - time.monotonic()
+            if not self._pipe.poll(max(0.0, min(wait, left))):
+                raise ChartRenderError(chart, _too_slow(wait, left))
             try:
                 ok, value = self._pipe.recv()
             except EOFError:
-                raise ChartRenderError(chart, "the process drawing it died") from None
+                raise ChartRenderError(chart, self._death()) from None
             if not ok:
                 raise ChartRenderError(chart, value)
             drawn[chart] = value
             wait = SECONDS_PER_CHART
         return drawn
+
+    def _death(self) -> str:
+        """Why the engine died, in one line, from what it printed as it did."""
+        said = written(self._said) if self._said is not None else ""
+        if _OUT_OF_MEMORY.search(said):
+            return "the engine drawing it ran out of memory"
+        return f"the engine drawing it died: {last_line(said) or 'it said nothing'}"
 
     def _keep(self, fresh: dict[str, str]) -> None:
         kept = self._kept
@@ -269,7 +302,21 @@ def _engine() -> str:
         return "vl-convert-python"
 
 
-def _draw(out: Connection, specs: list[tuple[str, dict[str, Any]]]) -> None:
+def _too_slow(wait: float, left: float) -> str:
+    if left < wait:
+        return f"the charts together took longer than {TOTAL_SECONDS:g} s to draw"
+    return f"drawing it took longer than {wait:g} s"
+
+
+_OUT_OF_MEMORY = re.compile(r"out of memory|heap limit|allocation failed", re.I)
+
+
+def _draw(
+    out: Connection, specs: list[tuple[str, dict[str, Any]]], parent: int, stderr: Connection
+) -> None:
+    die_with(parent)
+    write_stderr_to(stderr)  # the engine prints its own traces, a stack for each error
+    cap_data(MEMORY_BYTES)
     import vl_convert
 
     try:
@@ -277,10 +324,18 @@ def _draw(out: Connection, specs: list[tuple[str, dict[str, Any]]]) -> None:
             try:
                 out.send((True, vl_convert.vegalite_to_svg(spec)))
             except Exception as exc:  # vl-convert raises ValueError, or its own errors
-                out.send((False, " ".join(str(exc).split())[:500]))
+                out.send((False, _said(str(exc))))
                 return
     finally:
         out.close()
+
+
+def _said(error: str) -> str:
+    """The engine's error as one line: a JavaScript error's own line, not its stack."""
+    if _OUT_OF_MEMORY.search(error):
+        return "the engine drawing it ran out of memory"
+    lines = [line for line in error.splitlines() if not line.lstrip().startswith("at ")]
+    return one_line(" ".join(lines), 300)
 
 
 def inline_svg(raw: str, *, ident: str, title: str, description: str) -> Markup:
