@@ -33,8 +33,6 @@ licence = "CC-BY-4.0"
 [site]
 base_url = "https://dryburgh.com"
 base_path = "/vol1"
-book_url = "https://dryburgh.com/vol1#buy"
-notify_url = "https://dryburgh.com/vol1#notify"
 series_corrections_url = "https://dryburgh.com/corrections?book=vol1"
 """
 

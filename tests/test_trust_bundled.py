@@ -216,7 +216,7 @@ def shown_numbers(site: Path) -> dict[tuple[str, str], set[float]]:
             key = (data.attributes["data-campus"], data.attributes["data-measure"])
             found[key].add(float(data.attributes["value"]))
     previews = json.loads((site / "previews.json").read_text(encoding="utf-8"))
-    for url, (_kind, _title, line) in previews.items():
+    for url, (_kind, _title, line, *_names) in previews.items():
         said = re.search(r"evidenced power ([\d,.]+) MW", line)
         if url.startswith("/vol1/ledger/") and said:
             campus = url.rsplit("/", 1)[1]

@@ -113,14 +113,18 @@ def _at_the_latest(clock: Known) -> None:
 
 
 def _stated(placed: list[Placed]) -> dict[str, date]:
-    """Each source's earliest day a figure drawn from it says it was stated: the source
-    stood by then, whatever its own page says of its date."""
+    """Each source's earliest day a figure drawn from it says it was stated (and, for a
+    figure of what was so, not before the day it holds for): the source stood by then,
+    whatever its own page says of its date. An estimate, which rests on other figures as
+    well, is no such evidence."""
     found: dict[str, date] = {}
     for p in placed:
-        source, stated = p.figure.source, p.figure.stated
-        if source and stated:
-            day = day_end(stated)
-            found[source] = min(found.get(source, day), day)
+        figure = p.figure
+        if figure.source and figure.stated and not figure.inputs:
+            day = day_end(figure.stated)
+            if figure.status in PAST_STATUSES:
+                day = max(day, day_start(figure.as_of))
+            found[figure.source] = min(found.get(figure.source, day), day)
     return found
 
 
