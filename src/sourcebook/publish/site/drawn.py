@@ -75,11 +75,20 @@ class DrawnCharts:
         for chart in self.charts():
             data = self._data.get(chart.id)
             if data is not None and data.error is None:
-                rows = data.records()
+                rows = [self._named(row) for row in data.records()]
                 wide.append((chart.id, full_spec(chart.spec, rows, self.palette, WIDE)))
                 narrow.append((chart.id + PHONE, full_spec(chart.spec, rows, self.palette, NARROW)))
         self._drawing = Drawing(wide + narrow, self.kept)
         self._owner = os.getpid()
+
+    def _named(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A row of a chart's data as its drawing shows it: figures by name, not by id, so
+        that what a mark says to a screen reader names them as the table does."""
+        for column in FIGURE_COLUMNS:
+            if isinstance(row.get(column), str):
+                ids = [f.strip() for f in row[column].split(",") if f.strip()]
+                row[column] = "; ".join(self.figure_name(f) for f in ids)
+        return row
 
     def finish(self) -> None:
         """Wait for the drawings; raises ChartRenderError naming a chart that cannot be."""
