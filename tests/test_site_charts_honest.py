@@ -18,9 +18,16 @@ from drawn_svg import Drawn, Mark, read, svgs
 from site_fixtures import page
 
 from sourcebook.compile import compile_checked
+from sourcebook.derive import open_record
+from sourcebook.derive.campuses import campus_order
 from sourcebook.model.units import shown
 from sourcebook.pipeline import check
-from sourcebook.publish.site.palette import CAMPUS_COLOURS, STAGE_COLOURS, VERDICT_COLOURS
+from sourcebook.publish.site.palette import (
+    CAMPUS_COLOURS,
+    STAGE_COLOURS,
+    VERDICT_COLOURS,
+    Palette,
+)
 from sourcebook.publish.site.vega import NARROW, WIDE
 
 BUNDLED = Path(__file__).resolve().parent.parent / "examples" / "compute-race"
@@ -32,10 +39,14 @@ FIGURE_ID = re.compile(r"\b(campus|party):[\w-]+:\d+\b")
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return compile_checked(check(BUNDLED), tmp_path_factory.mktemp("views") / "record.db")
+
+
+@pytest.fixture(scope="module")
+def db(compiled: Path) -> Iterator[sqlite3.Connection]:
     """The bundled record compiled, for its views."""
-    path = compile_checked(check(BUNDLED), tmp_path_factory.mktemp("views") / "record.db")
-    connection = sqlite3.connect(path)
+    connection = sqlite3.connect(compiled)
     connection.row_factory = sqlite3.Row
     yield connection
     connection.close()
@@ -305,3 +316,16 @@ def test_every_chart_is_drawn_for_the_page_and_for_a_phone_in_months_a_reader_re
             if any("time scale" in a for a in drawn.axes):
                 months = [t for t in shown if re.fullmatch(r"[A-Z][a-z]{2} \d{4}", t.text)]
                 assert len(months) >= 2, (chart, layout)
+
+
+def test_a_build_as_of_an_earlier_day_colours_each_campus_as_the_full_build(
+    compiled: Path,
+) -> None:
+    with open_record(compiled) as whole:
+        order = campus_order(whole)
+        for day in (date(2025, 6, 30), date(2025, 10, 31), date(2026, 1, 15)):
+            with whole.as_of(day) as then:
+                earlier = campus_order(then)
+            assert 0 < len(earlier) < len(order) and order[: len(earlier)] == earlier, day
+            full, cut = Palette.of(order), Palette.of(earlier)
+            assert all(cut.campuses[name] == full.campuses[name] for _, name in earlier)

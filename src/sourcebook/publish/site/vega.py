@@ -89,6 +89,12 @@ NARROW_LOOK: dict[str, Any] = {
 """On a phone the legend goes beneath the chart, leaving the width to it."""
 FIT_TRIES = 3
 """How many times a drawing wider than its measure is drawn again, narrower."""
+FIT_SLACK = 6
+"""How far past its measure a drawing may run and not be drawn again: the page's measure
+and a phone's are each this much wider than `WIDE` and `NARROW`."""
+AXIS_GUESS = 100
+"""What a facet's axis and labels take beside its plot, as a first guess: a facet is
+first drawn this much narrower than its measure, most often then to fit at once."""
 SMALLEST_PLOT = 80
 """The narrowest a chart's plot is drawn, whatever its labels take."""
 FIT = "sourcebook_fit"
@@ -202,11 +208,13 @@ def full_spec(
     holder = _plot(whole)
     if width is not None and holder is not None:
         own = holder.get("width")
-        holder["width"] = min(own, width) if isinstance(own, int | float) else width
+        most = own if isinstance(own, int | float) else width
         if holder is whole and not _faceted(whole):
+            holder["width"] = min(most, width)
             whole["autosize"] = {"type": "fit-x", "contains": "padding"}
         else:  # Vega fits only a single view: a facet's is fitted by drawing it again
-            whole["usermeta"] = {FIT: holder["width"]}
+            holder["width"] = max(SMALLEST_PLOT, min(most, width - AXIS_GUESS))
+            whole["usermeta"] = {FIT: width}
     return whole
 
 
@@ -354,7 +362,7 @@ def _fitted(draw: Callable[[dict[str, Any]], str], spec: dict[str, Any]) -> str:
     drawn = _drawn_width(svg)
     for _ in range(FIT_TRIES):
         narrower = math.floor(holder["width"] - (drawn - fit))
-        if drawn <= fit or narrower < SMALLEST_PLOT:
+        if drawn <= fit + FIT_SLACK or narrower < SMALLEST_PLOT:
             break
         holder["width"] = narrower
         svg = draw(spec)
