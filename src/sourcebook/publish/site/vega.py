@@ -98,6 +98,8 @@ first drawn this much narrower than its measure, most often then to fit at once.
 SMALLEST_PLOT = 80
 """The narrowest a chart's plot is drawn, whatever its labels take."""
 FIT = "sourcebook_fit"
+"""Where in a facet's spec (its `usermeta`, which Vega ignores) `full_spec` says the width
+the drawing is to fit: the spec's hash, which keeps the drawing, then covers it too."""
 
 SVG = "http://www.w3.org/2000/svg"
 ELEMENTS = frozenset(
