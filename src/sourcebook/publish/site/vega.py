@@ -67,6 +67,7 @@ THEME: dict[str, Any] = {
     "text": {"fontSize": 11},
     "title": {"fontSize": 13, "subtitleFontSize": 11},
     "range": {"category": list(OTHER_COLOURS)},
+    "mark": {"color": OTHER_COLOURS[0]},
 }
 """The house's look: its colours and type, no background (the page's shows through); no
 text smaller than 11 px as drawn."""
