@@ -33,7 +33,7 @@ def test_the_charts_are_drawn_titled_and_tabled(page: Any, origin: str) -> None:
     assert charts.count() == 8
     for index in range(charts.count()):
         section = charts.nth(index)
-        svg = section.locator("svg.chart")
+        svg = section.locator("svg.chart-wide")
         assert svg.locator("title").text_content()
         box = svg.bounding_box()
         assert box and box["width"] > 300 and box["height"] > 50
@@ -45,6 +45,38 @@ def test_the_charts_are_drawn_titled_and_tabled(page: Any, origin: str) -> None:
     scroll = page.evaluate("document.documentElement.scrollWidth")
     assert scroll <= 400, "the page scrolls sideways on a phone"
     page.screenshot(path=str(ARTIFACTS / "observatory-phone.png"), full_page=True)
+
+
+TEXT_SIZES = """() => [...document.querySelectorAll("svg.chart text")]
+  .filter((t) => t.getClientRects().length && t.textContent.trim()
+    && getComputedStyle(t).opacity !== "0" && getComputedStyle(t).visibility !== "hidden")
+  .map((t) => {
+    const m = t.getScreenCTM();
+    return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b)];
+  })"""
+"""Every chart text a reader sees, with its size in CSS pixels as drawn on the screen."""
+
+
+@pytest.mark.parametrize(
+    ("width", "shown", "hidden"), [(360, "narrow", "wide"), (1280, "wide", "narrow")]
+)
+def test_every_charts_text_is_at_least_11_px_on_a_phone_and_on_a_desktop(
+    page: Any, origin: str, width: int, shown: str, hidden: str
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    for path in ("/vol1/observatory", "/vol1/paper"):
+        page.goto(f"{origin}{path}")
+        assert page.locator(f"svg.chart-{shown}").count() >= 2
+        assert all(s.is_visible() for s in page.locator(f"svg.chart-{shown}").all())
+        assert not any(s.is_visible() for s in page.locator(f"svg.chart-{hidden}").all())
+        sizes = page.evaluate(TEXT_SIZES)
+        assert len(sizes) > 20
+        small = [(text, round(size, 1)) for text, size in sizes if size < 11 - 0.01]
+        assert small == [], (path, width)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(f"{origin}/vol1/observatory")
+    page.screenshot(path=str(ARTIFACTS / f"observatory-{width}.png"), full_page=True)
 
 
 def test_the_paper_reads_with_its_figures_and_sources(page: Any, origin: str) -> None:

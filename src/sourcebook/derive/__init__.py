@@ -14,7 +14,8 @@ The site and the data releases read these, each from a compiled record opened wi
 - `machine(db)`: every campus and party as one machine: who does what where, and what
   each owner's campuses evidence of power and chips;
 - `campus_states(db)`: each campus's stage, evidenced power and chips, as the compiled
-  record's views define them (docs/database.md);
+  record's views define them (docs/database.md); `campus_order(db)`: the order in which
+  charts colour them;
 - `derive_all(db)`: all of the above at once, each campus's and party's timelines included;
 - `derive_checked(checked)`: `derive_all` over the database check compiled, in the sandbox.
 """
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 
 from sourcebook.check.result import Checked
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError, open_image, open_record
-from sourcebook.derive.campuses import CampusState, campus_states
+from sourcebook.derive.campuses import CampusState, campus_order, campus_states
 from sourcebook.derive.charts import ChartData, Overview, chart_data, overview
 from sourcebook.derive.machine import EMPTY as EMPTY_MACHINE
 from sourcebook.derive.machine import Machine, machine
@@ -63,6 +64,8 @@ class Derived:
     machine: Machine = field(default_factory=lambda: EMPTY_MACHINE)
     campuses: dict[str, CampusState] = field(default_factory=dict)
     """Each campus's stage, evidenced power and chips on the record's day, by id."""
+    campus_order: tuple[tuple[str, str], ...] = ()
+    """Every campus's (id, name) in the order its charts' colours follow (`campus_order`)."""
 
     def row(self, indicator: str) -> Row | None:
         return next((r for r in self.rows if r.indicator == indicator), None)
@@ -97,6 +100,7 @@ def derive_all(db: CompiledRecord) -> Derived:
         overview(db),
         machine(db),
         campus_states(db),
+        campus_order(db),
     )
 
 

@@ -77,3 +77,16 @@ def campus_states(db: CompiledRecord) -> dict[str, CampusState]:
         )
         for r in db.rows("SELECT campus, stage, since FROM campus_stage ORDER BY campus")
     }
+
+
+def campus_order(db: CompiledRecord) -> tuple[tuple[str, str], ...]:
+    """Every campus's (id, name), in the order the record came to know them (then by id):
+    the order in which the site's charts give campuses their colours, so that a campus
+    known later never takes an earlier one's colour, and a build as of an earlier day
+    colours each campus it shows as the full build does."""
+    return tuple(
+        (r["id"], r["title"])
+        for r in db.rows(
+            "SELECT id, title FROM campuses ORDER BY known_from IS NULL, known_from, id"
+        )
+    )

@@ -4,8 +4,10 @@ A chart's query reads the compiled record's tables, and two more that derive mak
 charts alone (docs/database.md), since a chart of the scorecard or the tests over time
 cannot be asked of the record's own tables:
 
-- `scorecard_history (indicator, row, title, day, value, unit)`: each scorecard row's
-  value from each month in which it changed;
+- `scorecard_history (indicator, row, title, day, at, value, unit, shown, change)`: each
+  scorecard row's value from each month in which it changed, in one unit a row, and a last
+  line carrying it to the record's day, so that a chart draws each row as a step line
+  from change to change to the close;
 - `verdict_history (test, title, day, outcome)`: each test's verdict at the end of every
   month in which the record's figures changed.
 
@@ -14,6 +16,7 @@ They are made only where some chart's query names them.
 
 from __future__ import annotations
 
+import calendar
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,14 +24,16 @@ from typing import Any
 
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.compile.noted import watched
-from sourcebook.derive.scorecard import Row
+from sourcebook.derive.scorecard import Answer, Row
+from sourcebook.model.units import UnitError, convert
 
 CHART_ROWS = 5000
 """The most rows a chart may draw: more is a query to narrow, not a picture to read."""
 
 HISTORY_TABLES = {
     "scorecard_history": "CREATE TABLE scorecard_history (indicator TEXT NOT NULL,"
-    " row INTEGER NOT NULL, title TEXT NOT NULL, day TEXT NOT NULL, value, unit TEXT)",
+    " row INTEGER NOT NULL, title TEXT NOT NULL, day TEXT NOT NULL, at TEXT NOT NULL, value,"
+    " unit TEXT, shown TEXT, change INTEGER NOT NULL)",
     "verdict_history": "CREATE TABLE verdict_history (test TEXT NOT NULL, title TEXT NOT NULL,"
     " day TEXT NOT NULL, outcome TEXT NOT NULL)",
 }
@@ -69,18 +74,53 @@ def with_history(
     for name in wanted:
         copy.execute(HISTORY_TABLES[name])
     if "scorecard_history" in wanted:
+        as_of = db.meta("as_of") or ""
         copy.executemany(
-            "INSERT INTO scorecard_history VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (r.indicator, r.row, r.title, p.day, p.answer.value, p.answer.unit)
-                for r in rows
-                for p in r.history
-            ],
+            "INSERT INTO scorecard_history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [line for r in rows for line in scorecard_lines(r, as_of)],
         )
     if "verdict_history" in wanted:
         copy.executemany("INSERT INTO verdict_history VALUES (?, ?, ?, ?)", verdicts())
     copy.commit()
     return CompiledRecord(copy, db.seconds, db.monitor)
+
+
+def scorecard_lines(row: Row, as_of: str) -> list[tuple[Any, ...]]:
+    """A row's lines of `scorecard_history`: one per change, then, where the row still shows
+    its last value on the record's day `as_of` and that change was read before it, one
+    more carrying the value there (`change` 0). Values are in the unit of the row's last
+    one, earlier ones converted to it where they can be."""
+    if not row.history:
+        return []
+    unit = row.history[-1].answer.unit
+    lines = [
+        (row.indicator, row.row, row.title, p.day, _read_on(p.day, as_of))
+        + (_in_unit(p.answer, unit), unit, p.answer.shown, 1)
+        for p in row.history
+    ]
+    last = lines[-1]
+    carried = row.answer is not None and row.answer.same(row.history[-1].answer)
+    if carried and as_of and last[4] < as_of:
+        lines.append((*last[:3], as_of[:7], as_of, *last[5:8], 0))
+    return lines
+
+
+def _read_on(month: str, as_of: str) -> str:
+    """The day the history read a month's value: its last day, or the record's day in the
+    record's own month (`scorecard.history_months`)."""
+    if as_of and month == as_of[:7]:
+        return as_of
+    year, number = int(month[:4]), int(month[5:7])
+    return f"{month}-{calendar.monthrange(year, number)[1]:02d}"
+
+
+def _in_unit(answer: Answer, unit: str | None) -> Any:
+    if unit is None or answer.unit in (None, unit) or not isinstance(answer.value, int | float):
+        return answer.value
+    try:
+        return convert(answer.value, answer.unit, unit)
+    except UnitError:
+        return answer.value
 
 
 def run_chart(db: CompiledRecord, chart: str, query: str) -> ChartData:

@@ -1,5 +1,6 @@
-"""The record's charts as a page shows them: each drawn once per build, its data as a
-table (figures linked to their rows) and as CSV.
+"""The record's charts as a page shows them: each drawn once per build at the page's width
+and again at a phone's, in the build's colours (`palette.py`); its data as a table
+(figures named and linked to their rows) and as CSV.
 
 The drawing is started as soon as the data is known and goes on beside the pages that do
 not show it (`start`); the pages that do are written once it is done (`finish`)."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -16,20 +18,35 @@ from markupsafe import Markup
 
 from sourcebook.derive import Derived
 from sourcebook.derive.charts import ChartData
-from sourcebook.model.figures import placed
+from sourcebook.model.figures import Placed, placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
+from sourcebook.model.units import shown
+from sourcebook.publish.site.palette import Palette
+from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.urls import Urls
-from sourcebook.publish.site.vega import ChartRenderError, Drawing, full_spec, inline_svg
-from sourcebook.publish.site.wording import number
+from sourcebook.publish.site.vega import (
+    NARROW,
+    WIDE,
+    ChartRenderError,
+    Drawing,
+    full_spec,
+    inline_svg,
+)
+from sourcebook.publish.site.wording import day, number
 
 FIGURE_COLUMNS = ("figure", "figures")
-"""Columns whose values are figure ids (several comma-separated): linked in the table."""
+"""Columns whose values are figure ids (several comma-separated): named and linked in the
+table."""
+PHONE = " (drawn at a phone's width)"
+"""Said of the narrow drawing of a chart, where it is the one that fails."""
+_DAY = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
 
 
 class Cell(NamedTuple):
     """A cell of a chart's table: its value, whether that is a number, and, in a column of
-    figure ids, each figure's id and the URL of its row ('' where it has none)."""
+    figure ids, each figure as the table names it (its owner, value and day; its id where
+    the record holds no such figure) and the URL of its row ('' where it has none)."""
 
     value: Any
     numeric: bool = False
@@ -45,35 +62,68 @@ class DrawnCharts:
         self._data = {d.chart: d for d in derived.charts}
         self._svg: dict[str, Markup] = {}
         self._raw: dict[str, str] = {}
-        self._figure_urls: dict[str, str] | None = None
+        self._figures: dict[str, Placed] | None = None
+        self.palette = Palette.of(derived.campus_order)
+        """The colours of this build's charts: one per campus, in every chart."""
         self._drawing: Drawing | None = None
         self._owner = os.getpid()
 
     def start(self) -> None:
-        """Start drawing every chart that has data, in a child process."""
-        specs = []
+        """Start drawing every chart that has data, in a child process: each at the page's
+        width, then each at a phone's."""
+        wide, narrow = [], []
         for chart in self.charts():
             data = self._data.get(chart.id)
             if data is not None and data.error is None:
-                specs.append((chart.id, full_spec(chart.spec, data.records())))
-        self._drawing = Drawing(specs, self.kept)
+                rows = [self._named(row) for row in data.records()]
+                wide.append((chart.id, full_spec(chart.spec, rows, self.palette, WIDE)))
+                narrow.append((chart.id + PHONE, full_spec(chart.spec, rows, self.palette, NARROW)))
+        self._drawing = Drawing(wide + narrow, self.kept)
         self._owner = os.getpid()
+
+    def _named(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A row of a chart's data as its drawing shows it: figures by name, not by id, so
+        that what a mark says to a screen reader names them as the table does."""
+        for column in FIGURE_COLUMNS:
+            if isinstance(row.get(column), str):
+                ids = [f.strip() for f in row[column].split(",") if f.strip()]
+                row[column] = "; ".join(self.figure_name(f) for f in ids)
+        return row
 
     def finish(self) -> None:
         """Wait for the drawings; raises ChartRenderError naming a chart that cannot be."""
         drawing, self._drawing = self._drawing, None
         if drawing is None:
             return
-        for chart_id, raw in drawing.result().items():
-            chart = self.chart(chart_id)
-            try:
-                svg = inline_svg(
-                    raw, ident=f"chart-{chart_id}", title=chart.title, description=chart.description
-                )
-            except ValueError as exc:
-                raise ChartRenderError(chart_id, f"its drawing is not SVG ({exc})") from None
-            self._svg[chart_id] = svg
-            self._raw[chart_id] = str(svg)
+        try:
+            drawn = drawing.result()
+        except ChartRenderError as exc:
+            if exc.chart.endswith(PHONE):
+                raise ChartRenderError(exc.chart.removesuffix(PHONE), exc.reason + PHONE) from None
+            raise
+        for chart_id, raw in drawn.items():
+            if chart_id.endswith(PHONE):
+                continue
+            wide = self._inline(chart_id, raw, "wide")
+            narrow = self._inline(chart_id, drawn[chart_id + PHONE], "narrow")
+            self._svg[chart_id] = Markup(f"{wide}\n{narrow}")
+            self._raw[chart_id] = str(self._inline(chart_id, raw, ""))
+
+    def _inline(self, chart_id: str, raw: str, layout: str) -> Markup:
+        """A drawing as a page holds it: pared, titled, and, for a page's `wide` or
+        `narrow` layout, at its own size, which the stylesheet shows at one width or the
+        other (`charts.css`)."""
+        chart = self.chart(chart_id)
+        try:
+            return inline_svg(
+                raw,
+                ident=f"chart-{chart_id}" + (f"-{layout}" if layout == "narrow" else ""),
+                title=chart.title,
+                description=chart.description,
+                layout=layout,
+            )
+        except ValueError as exc:
+            raise ChartRenderError(chart_id, f"its drawing is not SVG ({exc})") from None
 
     def close(self) -> None:
         """Stop drawing, where the build ends before it waited."""
@@ -97,7 +147,7 @@ class DrawnCharts:
         return self._svg.get(chart.id, Markup(""))
 
     def svg_text(self, chart_id: str) -> str | None:
-        """The drawing as a file of its own (the paper's PDF embeds it)."""
+        """The page-wide drawing as a file of its own (the paper's PDF embeds it)."""
         self._drawn()
         return self._raw.get(chart_id)
 
@@ -131,24 +181,39 @@ class DrawnCharts:
             return Cell(number(value), numeric=True)
         if column in FIGURE_COLUMNS:
             ids = [f.strip() for f in str(value).split(",") if f.strip()]
-            return Cell("", figures=tuple((f, self.figure_url(f)) for f in ids))
+            return Cell("", figures=tuple((self.figure_name(f), self.figure_url(f)) for f in ids))
+        if isinstance(value, str) and _DAY.match(value):
+            return Cell(day(value))
         return Cell(value)
 
     def figure_url(self, figure: str) -> str:
         """The row of a figure (by its id) on its owner's page; '' where it has none."""
-        return self.figure_urls().get(figure, "")
+        found = self._placed().get(figure)
+        if found is None:
+            return ""
+        return f"{self.urls.entity(found.owner)}#figure-{figure}"
 
-    def figure_urls(self) -> dict[str, str]:
-        """Each figure's id → its row on its owner's page."""
-        if self._figure_urls is None:
-            found = {}
-            for kind in ("campus", "party"):
-                for owner in self.record.of(kind):
-                    url = self.urls.entity(owner)
-                    for figure in placed(owner):
-                        found[figure.id] = f"{url}#figure-{figure.id}"
-            self._figure_urls = found
-        return self._figure_urls
+    def figure_name(self, figure: str) -> str:
+        """A figure (by its id) as a reader names it: its owner, its value and the time it
+        describes ('Colossus 1, 150 MW as of 2025'); its id where the record has none."""
+        found = self._placed().get(figure)
+        if found is None:
+            return figure
+        READS.note(("e", *found.owner.key))
+        f = found.figure
+        value = f"{f.qualifier} {shown(f.value, f.unit)}" if f.qualifier else shown(f.value, f.unit)
+        return f"{found.owner.title}, {value} as of {day(f.as_of)}"
+
+    def _placed(self) -> dict[str, Placed]:
+        """Each figure of a campus or party, by id."""
+        if self._figures is None:
+            self._figures = {
+                p.id: p
+                for kind in ("campus", "party")
+                for owner in self.record.of(kind)
+                for p in placed(owner)
+            }
+        return self._figures
 
     def csv(self, chart: Chart) -> str:
         """The chart's data as CSV: a header of its columns, then its rows as the query

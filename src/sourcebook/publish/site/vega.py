@@ -18,11 +18,12 @@ import contextlib
 import copy
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -44,6 +45,7 @@ from sourcebook.children import (
 )
 from sourcebook.derive.sandbox import _start_method
 from sourcebook.files import write_atomic
+from sourcebook.publish.site.palette import OTHER_COLOURS, Palette
 
 SECONDS_PER_CHART = 10.0
 """How long drawing one chart may take, once the engine has started."""
@@ -59,6 +61,14 @@ MONTH_LABEL = (
     "['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']"
     "[parseInt(slice(datum.label, 5, 7)) - 1] + ' ' + slice(datum.label, 0, 4) : datum.label"
 )
+"""A month as the record writes it (2025-07), where a chart draws it as a category or a
+legend's entry, labelled as a reader says it (Jul 2025)."""
+MONTHS_WITH_YEARS = (
+    "test(regexp('^([0-9]{4}|[A-Za-z]+)$'), datum.label)"
+    " ? timeFormat(datum.value, '%b %Y') : datum.label"
+)
+"""A time axis's months (and years) as 'Jul 2025': Vega's own labels name a month without
+its year, and its year only where a tick falls on a January. Days and hours keep Vega's."""
 THEME: dict[str, Any] = {
     "background": None,
     "font": FONT,
@@ -76,22 +86,45 @@ THEME: dict[str, Any] = {
         "labelExpr": MONTH_LABEL,
     },
     "legend": {"labelFontSize": 11, "titleFontSize": 11, "labelExpr": MONTH_LABEL},
-    "range": {
-        "category": [
-            "#7a2e1d",
-            "#1a5fb4",
-            "#2f6b2f",
-            "#8a6d00",
-            "#6b3fa0",
-            "#3d3d3d",
-            "#b5651d",
-            "#0f7b7b",
-            "#a33b6b",
-            "#5b6e00",
-        ]
+    "axisTemporal": {"labelExpr": MONTHS_WITH_YEARS},
+    "header": {"labelFontSize": 11, "titleFontSize": 11, "labelColor": "#333"},
+    "text": {"fontSize": 11},
+    "title": {"fontSize": 13, "subtitleFontSize": 11},
+    "range": {"category": list(OTHER_COLOURS)},
+    "mark": {"color": OTHER_COLOURS[0]},
+}
+"""The house's look: its colours and type, no background (the page's shows through); no
+text smaller than 11 px as drawn."""
+WIDE = 640
+"""The page's measure, in CSS pixels: a chart is drawn this wide, axes and legends
+included (or as wide as its spec says, if less), so that it is shown at its own size,
+its text as large as drawn."""
+NARROW = 320
+"""A phone's measure (a 360 px screen, less the page's margins): each chart is drawn again
+this wide, for the page to show on a narrow screen in place of the wide drawing."""
+NARROW_LOOK: dict[str, Any] = {
+    "legend": {
+        "orient": "bottom",
+        "direction": "vertical",
+        "labelLimit": 200,
+        "labelFontSize": 11,
+        "titleFontSize": 11,
     },
 }
-"""The house's look: its colours and type, no background (the page's shows through)."""
+"""On a phone the legend goes beneath the chart, leaving the width to it."""
+FIT_TRIES = 3
+"""How many times a drawing wider than its measure is drawn again, narrower."""
+FIT_SLACK = 6
+"""How far past its measure a drawing may run and not be drawn again: the page's measure
+and a phone's are each this much wider than `WIDE` and `NARROW`."""
+AXIS_GUESS = 100
+"""What a facet's axis and labels take beside its plot, as a first guess: a facet is
+first drawn this much narrower than its measure, most often then to fit at once."""
+SMALLEST_PLOT = 80
+"""The narrowest a chart's plot is drawn, whatever its labels take."""
+FIT = "sourcebook_fit"
+"""Where in a facet's spec (its `usermeta`, which Vega ignores) `full_spec` says the width
+the drawing is to fit: the spec's hash, which keeps the drawing, then covers it too."""
 
 SVG = "http://www.w3.org/2000/svg"
 ELEMENTS = frozenset(
@@ -172,6 +205,7 @@ ATTRIBUTES = frozenset(
     }
 )
 _URL_REF = re.compile(r"^url\(#[\w-]+\)$")
+_WIDTH = re.compile(r'<svg\b[^>]*?\swidth="([\d.]+)"')
 
 
 class ChartRenderError(Exception):
@@ -180,15 +214,54 @@ class ChartRenderError(Exception):
     def __init__(self, chart: str, message: str):
         super().__init__(f"chart '{chart}': {message}")
         self.chart = chart
+        self.reason = message
 
 
-def full_spec(spec: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The record's spec with its data and the house's look; the spec's own config wins."""
-    whole = copy.deepcopy(spec)
+def full_spec(
+    spec: dict[str, Any],
+    rows: list[dict[str, Any]],
+    palette: Palette | None = None,
+    width: int | None = None,
+) -> dict[str, Any]:
+    """The record's spec with its data, its palettes filled in and the house's look (the
+    spec's own config wins), to be drawn no wider than `width` (None: as the spec says;
+    `NARROW`: a phone's layout)."""
+    whole = palette.applied(spec, rows) if palette else copy.deepcopy(spec)
+    whole.pop("usermeta", None)
     whole["data"] = {"values": rows}
-    whole["config"] = {**THEME, **whole.get("config", {})}
+    look = {**THEME, **(NARROW_LOOK if width is not None and width <= NARROW else {})}
+    whole["config"] = {**look, **whole.get("config", {})}
     whole.setdefault("$schema", "https://vega.github.io/schema/vega-lite/v5.json")
+    holder = _plot(whole)
+    if width is not None and holder is not None:
+        own = holder.get("width")
+        most = own if isinstance(own, int | float) else width
+        if holder is whole and not _faceted(whole):
+            holder["width"] = min(most, width)
+            whole["autosize"] = {"type": "fit-x", "contains": "padding"}
+        else:  # Vega fits only a single view: a facet's is fitted by drawing it again
+            holder["width"] = max(SMALLEST_PLOT, min(most, width - AXIS_GUESS))
+            whole["usermeta"] = {FIT: width}
     return whole
+
+
+def _faceted(spec: dict[str, Any]) -> bool:
+    encoding = spec.get("encoding")
+    return isinstance(encoding, dict) and any(k in encoding for k in ("row", "column", "facet"))
+
+
+def _plot(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The part of a spec whose `width` is its plot's: the spec itself, or a facet's inner
+    spec; None for a concatenation or a repeat, each of whose parts has its own, and for a
+    width the spec gives otherwise than in pixels."""
+    if any(key in spec for key in ("concat", "hconcat", "vconcat", "repeat")):
+        return None
+    holder = spec.get("spec") if "facet" in spec else spec
+    if not isinstance(holder, dict):
+        return None
+    own = holder.get("width")
+    pixels = isinstance(own, int | float) and not isinstance(own, bool)
+    return holder if own is None or pixels else None
 
 
 class Drawing:
@@ -317,12 +390,16 @@ def _draw(
     die_with(parent)
     write_stderr_to(stderr)  # the engine prints its own traces, a stack for each error
     cap_data(MEMORY_BYTES)
+    # Vega reads dates in the engine's time zone: UTC, so that a chart is the same wherever
+    # it is built.
+    os.environ["TZ"] = "UTC"
+    time.tzset()
     import vl_convert
 
     try:
         for _chart, spec in specs:
             try:
-                out.send((True, vl_convert.vegalite_to_svg(spec)))
+                out.send((True, _fitted(vl_convert.vegalite_to_svg, spec)))
             except Exception as exc:  # vl-convert raises ValueError, or its own errors
                 out.send((False, _said(str(exc))))
                 return
@@ -338,17 +415,47 @@ def _said(error: str) -> str:
     return one_line(" ".join(lines), 300)
 
 
-def inline_svg(raw: str, *, ident: str, title: str, description: str) -> Markup:
+def _fitted(draw: Callable[[dict[str, Any]], str], spec: dict[str, Any]) -> str:
+    """The drawing of `spec`, drawn again with a narrower plot while it is wider than the
+    width `full_spec` asked for: what axes, labels and legends take is known only once
+    drawn."""
+    svg = draw(spec)
+    fit = spec.get("usermeta", {}).get(FIT)
+    holder = _plot(spec)
+    if not fit or holder is None:
+        return svg
+    drawn = _drawn_width(svg)
+    for _ in range(FIT_TRIES):
+        narrower = math.floor(holder["width"] - (drawn - fit))
+        if drawn <= fit + FIT_SLACK or narrower < SMALLEST_PLOT:
+            break
+        holder["width"] = narrower
+        svg = draw(spec)
+        before, drawn = drawn, _drawn_width(svg)
+        if drawn >= before:  # its labels, not its plot, make it this wide
+            break
+    return svg
+
+
+def _drawn_width(svg: str) -> float:
+    found = _WIDTH.search(svg[:2000])
+    return float(found[1]) if found else 0.0
+
+
+def inline_svg(raw: str, *, ident: str, title: str, description: str, layout: str = "") -> Markup:
     """The SVG vl-convert drew, pared to the allowed elements and attributes, with its
-    title and description; sized by its viewBox so that it scales to the page."""
+    title and description. A drawing for one of a page's layouts (`wide`, `narrow`) keeps
+    its own size, to be shown at it (no larger, so its text is as large as drawn); any
+    other is sized by its viewBox alone, to scale to where it is put."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
     root = etree.fromstring(raw.encode("utf-8"), parser)
     if root.tag != f"{{{SVG}}}svg":
         raise ValueError("not an SVG drawing")
     _pare(root, ident)
-    for name in ("width", "height"):
-        root.attrib.pop(name, None)
-    root.set("class", "chart vega")
+    if not layout:
+        for name in ("width", "height"):
+            root.attrib.pop(name, None)
+    root.set("class", f"chart vega chart-{layout}" if layout else "chart vega")
     root.set("role", "img")
     root.set("aria-labelledby", f"{ident}-t {ident}-d")
     desc = etree.Element(f"{{{SVG}}}desc", id=f"{ident}-d")
