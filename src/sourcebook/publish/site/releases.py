@@ -18,6 +18,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from sourcebook.model.active import runs_in_browser
 from sourcebook.model.addresses import has_controls
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import kind_by_name
@@ -43,6 +44,12 @@ class ReleaseFile:
     path: str
     bytes: int
     sha256: str
+
+    @property
+    def runs(self) -> bool:
+        """Whether a browser would run it (a page, a drawing, a script): such a file is
+        listed on the Data page but never published with the site."""
+        return runs_in_browser(self.path)
 
 
 @dataclass(frozen=True, slots=True)
