@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import types
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
 from enum import Enum
@@ -80,10 +81,14 @@ from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem
 from sourcebook.publish.site.view import SiteView
 
-PLAIN = (str, int, float, bytes, list, tuple, dict, set, frozenset, range, Enum)
-"""Values a template reads as Jinja's immutable sandbox allows (a bool is an int, Markup
-and a kind's enumerations are strings)."""
-PLAIN_TYPES = frozenset({type(None), date, datetime, time, timedelta})
+PLAIN = frozenset(
+    {
+        type(None), bool, int, float, str, Markup, bytes, date, datetime, time, timedelta,
+        list, tuple, dict, defaultdict, OrderedDict, set, frozenset, range,
+    }
+)  # fmt: skip
+"""Values a template reads as Jinja's immutable sandbox allows, by their exact type: a
+subclass (a named tuple, a dict with methods of its own) is read by the allow-list."""
 JINJA = frozenset(
     {
         BlockReference,
@@ -197,7 +202,9 @@ def static_methods() -> frozenset[Callable[..., Any]]:
 
 
 def is_plain(value: Any) -> bool:
-    return isinstance(value, PLAIN) or type(value) in PLAIN_TYPES
+    """A plain value: one of PLAIN, or a member of an enumeration (the record's kinds of
+    status, role, grade: strings)."""
+    return type(value) in PLAIN or isinstance(value, Enum)
 
 
 class RecordSandbox(ImmutableSandboxedEnvironment):
@@ -230,6 +237,8 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
     def getitem(self, obj: Any, argument: Any) -> Any:
         if is_plain(obj) or type(obj) in JINJA or isinstance(obj, Undefined):
             return super().getitem(obj, argument)
+        if isinstance(obj, tuple) and isinstance(argument, int) and type(obj) in readable():
+            return obj[argument]  # a named tuple's field by its place
         if isinstance(argument, str):
             return self.getattr(obj, argument)
         raise SecurityError(f"a template may not index {_named(obj)}")

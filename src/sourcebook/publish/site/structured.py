@@ -155,6 +155,19 @@ def pruned(data: Any) -> Any:
 _EMPTY: tuple[Any, ...] = ("", [], {}, None)
 
 
+KINDS = {
+    "glossary": glossary,
+    "glossary_page": glossary_page,
+    "term": term,
+    "campus": campus,
+    "party": party,
+    "person": person,
+    "source": source,
+    "sources_page": sources_page,
+}
+"""What a template may ask JSON-LD of: a name chooses from these, never from the module."""
+
+
 def json_ld(view: SiteView, kind: str, *args: Any) -> Markup:
     """The JSON-LD of `kind` ('term', 'campus', 'glossary_page', …) for a template."""
-    return script_json(pruned(globals()[kind](view, *args)))
+    return script_json(pruned(KINDS[kind](view, *args)))
