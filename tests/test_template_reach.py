@@ -35,9 +35,8 @@ from typing import Any
 import jinja2
 import pytest
 from conftest import BUNDLED
-from markupsafe import Markup
-
 from jinja2.defaults import DEFAULT_NAMESPACE
+from markupsafe import Markup
 
 from sourcebook.compile import published
 from sourcebook.derive import derive_checked
@@ -85,7 +84,7 @@ DANGEROUS: tuple[type, ...] = (
 """What can reach the file system, a process or the network, or make code that can."""
 SYSTEM_MODULES = ("os", "posix", "io", "_io", "subprocess", "socket", "shutil", "sqlite3")
 
-HOSTILE = ["/etc/passwd", "../../../../etc/passwd", "__class__", "__init__", "origin", "", "x" * 300]
+HOSTILE = ["/etc/passwd", "../../../etc/passwd", "__class__", "__init__", "origin", "", "x" * 300]
 """Strings a template could pass where a name is asked: a path, a way out of a folder, the
 name of an attribute it may not read."""
 SECTION_NAMES = sorted(SECTIONS)
@@ -139,7 +138,7 @@ class Walk:
             self._read_all(level)
             functions.update((id(f), (f, path)) for f, path in self.pending)
             self.pending = []
-            level = [given for function, path in functions.values() for given in self._called(function, path)]
+            level = [given for f, path in functions.values() for given in self._called(f, path)]
 
     def _read_all(self, level: list[tuple[Any, str]]) -> None:
         for _ in range(DEPTH):
@@ -342,12 +341,13 @@ def test_every_object_a_template_can_reach_is_plain_or_allowed(built: SiteBuild)
     unanswered = sorted(f"{k[0].__name__}.{k[1]}" for k in walk.called if k not in walk.answered)
     assert unanswered == [], "each method was called with values it takes"
     methods = {
-        (type(None) if isinstance(inspect.getattr_static(kind, name), staticmethod) else kind, name)
+        (type(None) if isinstance(member, staticmethod) else kind, name)
         for kind, names in readable().items()
         if kind in reached
         for name in names
-        if inspect.isfunction(_function(inspect.getattr_static(kind, name, None)))
-        and not isinstance(inspect.getattr_static(kind, name), (property, functools.cached_property))
+        if (member := inspect.getattr_static(kind, name, None)) is not None
+        and inspect.isfunction(_function(member))
+        and not isinstance(member, (property, functools.cached_property))
     }
     assert methods - set(walk.called) == set(), "every method a template may call was called"
     assert len(walk.answered) > 60

@@ -62,7 +62,6 @@ from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.drawn import Cell, DrawnCharts
 from sourcebook.publish.site.feeds import Entry, Feed
 from sourcebook.publish.site.figures import Figures
-from sourcebook.publish.site.json_text import PRIVATE
 from sourcebook.publish.site.links import Links
 from sourcebook.publish.site.machine import Drawing
 from sourcebook.publish.site.machine_page import (
@@ -160,25 +159,59 @@ def readable() -> dict[type, frozenset[str]]:
         Citations: frozenset({"short"}),
         Computed: frozenset(
             {
-                "derived", "as_of", "row", "verdict", "timelines", "conflicts", "point",
-                "scenario", "shown", "outcome", "closed", "quote_words", "timeline_chart",
-                "scenario_chart", "year_value", "measure",
+                "derived",
+                "as_of",
+                "row",
+                "verdict",
+                "timelines",
+                "conflicts",
+                "point",
+                "scenario",
+                "shown",
+                "outcome",
+                "closed",
+                "quote_words",
+                "timeline_chart",
+                "scenario_chart",
+                "year_value",
+                "measure",
             }
         ),  # fmt: skip
         DrawnCharts: frozenset({"charts", "data", "svg", "headings", "cells", "figure_url"}),
         Links: frozenset(
             {
-                "url", "section", "static", "absolute", "source_page", "source_category",
-                "chart_csv", "release_file", "safe_url", "host",
+                "url",
+                "section",
+                "static",
+                "absolute",
+                "source_page",
+                "source_category",
+                "chart_csv",
+                "release_file",
+                "safe_url",
+                "host",
             }
         ),  # fmt: skip
         PageProse: frozenset({"html", "plain", "fragment", "fragments", "cite", "disclosure"}),
         Figures: frozenset({"shown", "by_id", "latest", "power_mw", "metric"}),
         Query: frozenset(
             {
-                "entity", "entities", "same_as", "backlinks", "used_by", "users", "used",
-                "chapter_terms", "roles", "in_release", "citation_meta", "coins", "label",
-                "chapter_label", "chapter_name", "category_label",
+                "entity",
+                "entities",
+                "same_as",
+                "backlinks",
+                "used_by",
+                "users",
+                "used",
+                "chapter_terms",
+                "roles",
+                "in_release",
+                "citation_meta",
+                "coins",
+                "label",
+                "chapter_label",
+                "chapter_name",
+                "category_label",
             }
         ),  # fmt: skip
         MachineView: frozenset({"machine", "drawing", "roles", "rows", "owners", "total"}),

@@ -6,6 +6,7 @@ into a `<script type="application/ld+json">` through `json_ld`, escaped as `scri
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -155,7 +156,7 @@ def pruned(data: Any) -> Any:
 _EMPTY: tuple[Any, ...] = ("", [], {}, None)
 
 
-KINDS = {
+KINDS: dict[str, Callable[..., dict[str, Any]]] = {
     "glossary": glossary,
     "glossary_page": glossary_page,
     "term": term,
