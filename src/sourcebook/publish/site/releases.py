@@ -188,11 +188,12 @@ def _text(path: Path, confined: Confined, required: bool = False) -> str:
 def release_files(releases: list[Release]) -> dict[str, Path]:
     """Each release's files (those its manifest lists, and the manifest) that are there,
     relative to the folder that holds the releases, and where each is; every path was
-    checked to stand inside its release as it was read."""
+    checked to stand inside its release as it was read. A file a browser would run is
+    never published (see `ReleaseFile.runs`): a release is data, not pages."""
     return {
         f"{release.version}/{path}": release.folder / path
         for release in releases
-        for path in [*(f.path for f in release.files), MANIFEST]
+        for path in [*(f.path for f in release.files if not f.runs), MANIFEST]
         if (release.folder / path).is_file()
     }
 

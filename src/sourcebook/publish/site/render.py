@@ -33,7 +33,8 @@ from jinja2.loaders import split_template_path
 from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
-from sourcebook.publish.site.pages import Page
+from sourcebook.publish.site.pages import SEARCH_TEMPLATE, Page
+from sourcebook.publish.site.policy import page_policy, with_policy
 from sourcebook.publish.site.reach import RecordSandbox
 from sourcebook.publish.site.reads import READS, Shared, Token
 from sourcebook.publish.site.swap import read_ahead, write_file
@@ -166,7 +167,14 @@ class Writer:
         with template_errors(f"while rendering {page.url}"):
             template = self.env.get_template(page.template)
             canonical = self.view.links.absolute(page.url)
-            return template.render(page=page, canonical=canonical, **page.context)
+            made = template.render(page=page, canonical=canonical, **page.context)
+        return with_policy(made, self.policy(page)) if page.template.endswith(".html") else made
+
+    def policy(self, page: Page) -> str:
+        """The page's content security policy: the site's, whatever its template says."""
+        notify = self.view.notify
+        forms = [notify.origin] if notify is not None else []
+        return page_policy(wasm=page.template == SEARCH_TEMPLATE, forms=forms)
 
     def path(self, page: Page) -> Path:
         return self.out / Urls.file_for(page.url)
