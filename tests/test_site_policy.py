@@ -92,3 +92,23 @@ def _get(url: str) -> tuple[int, Message, bytes]:
             return answer.status, answer.headers, answer.read()
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read()
+
+
+def test_a_house_serves_every_volume_with_its_headers(tmp_path: Path) -> None:
+    from house_fixtures import write_house
+
+    from sourcebook.pipeline import check_house
+    from sourcebook.publish.house import build_house
+
+    folder = write_house(tmp_path / "house")
+    checked = check_house(folder)
+    assert checked.ok
+    build_house(checked, folder / "_site")
+    rules = read_rules((folder / "_site" / "_headers").read_text(encoding="utf-8"))
+    assert [r.pattern for r in rules] == ["/*", "/vol1/data/releases/2026-11-08/*"]
+    policy = dict(headers_for(rules, "/vol2/"))["Content-Security-Policy"]
+    assert policy.endswith("form-action 'self' https://notify.dryburgh.com")
+    for volume in ("vol1", "vol2"):
+        html = (folder / "_site" / volume / "index.html").read_text(encoding="utf-8")
+        assert html.count('<meta http-equiv="Content-Security-Policy"') == 1
+    assert not (folder / "_site" / "vol1" / "_headers").exists()

@@ -26,7 +26,6 @@ import dataclasses
 import inspect
 import types
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
 from enum import Enum
 from functools import cache
@@ -103,16 +102,17 @@ JINJA = frozenset(
 """Jinja's own objects: a template's macros, `loop`, `namespace()`, `self` and `super()`."""
 
 
-def fields(kind: type, *extra: str, but: Iterable[str] = ()) -> frozenset[str]:
-    """The fields of a data class, a model or a named tuple, less those kept from readers
-    (PRIVATE) and `but`, with `extra` (properties and methods that return plain values)."""
+def fields(kind: type, *extra: str) -> frozenset[str]:
+    """The fields of a data class, a model or a named tuple, less those kept from the JSON
+    twins (`json_text.PRIVATE`), with `extra` (properties and methods that return plain
+    values)."""
     if dataclasses.is_dataclass(kind):
         names = {f.name for f in dataclasses.fields(kind) if f.metadata.get("api", True)}
     elif hasattr(kind, "model_fields"):
         names = set(kind.model_fields)
     else:
         names = set(getattr(kind, "_fields", ()))
-    return frozenset(names - set(but) | set(extra))
+    return frozenset(names | set(extra))
 
 
 @cache
@@ -223,14 +223,15 @@ def readable() -> dict[type, frozenset[str]]:
 
 
 @cache
-def static_methods() -> frozenset[Callable[..., Any]]:
-    """The static methods a template may call, as reading them gives them (a function)."""
+def static_methods() -> frozenset[int]:
+    """The static methods a template may call, as reading them gives them (a function, by
+    its id: each lives as long as its class)."""
     found = set()
     for kind, names in readable().items():
         for name in names:
             member = inspect.getattr_static(kind, name, None)
             if isinstance(member, staticmethod):
-                found.add(member.__func__)
+                found.add(id(member.__func__))
     return frozenset(found)
 
 
@@ -247,7 +248,7 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._functions: frozenset[int] | None = None
-        self._kept: list[Any] = []
+        self._given_functions: list[Any] = []  # held, so that their ids stay theirs
 
     def may_read(self, obj: Any, attr: str) -> bool:
         """Whether a template may read `attr` of `obj`, decided before it is read."""
@@ -299,15 +300,15 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
         wrapped = getattr(obj, "__wrapped__", None)  # str.format, sandboxed by Jinja
         if isinstance(wrapped, types.BuiltinMethodType) and isinstance(wrapped.__self__, str):
             return True
-        if type(obj) in JINJA or obj in static_methods():
+        if type(obj) in JINJA or id(obj) in static_methods():
             return True
         return id(obj) in self._given()
 
     def _given(self) -> frozenset[int]:
         """The functions every template is given (its globals: Jinja's and the build's)."""
         if self._functions is None:
-            self._kept = [v for v in self.globals.values() if callable(v)]
-            self._functions = frozenset(id(v) for v in self._kept)
+            self._given_functions = [v for v in self.globals.values() if callable(v)]
+            self._functions = frozenset(id(v) for v in self._given_functions)
         return self._functions
 
 
