@@ -156,7 +156,7 @@ def pruned(data: Any) -> Any:
 _EMPTY: tuple[Any, ...] = ("", [], {}, None)
 
 
-KINDS: dict[str, Callable[..., dict[str, Any]]] = {
+DOCUMENTS: dict[str, Callable[..., dict[str, Any]]] = {
     "glossary": glossary,
     "glossary_page": glossary_page,
     "term": term,
@@ -171,4 +171,4 @@ KINDS: dict[str, Callable[..., dict[str, Any]]] = {
 
 def json_ld(view: SiteView, kind: str, *args: Any) -> Markup:
     """The JSON-LD of `kind` ('term', 'campus', 'glossary_page', …) for a template."""
-    return script_json(pruned(KINDS[kind](view, *args)))
+    return script_json(pruned(DOCUMENTS[kind](view, *args)))
