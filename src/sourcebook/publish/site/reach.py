@@ -257,19 +257,33 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
         names = readable().get(type(obj))
         if names is not None:
             return attr in names
-        return is_plain(obj) or type(obj) in JINJA or isinstance(obj, Undefined)
+        return _open(obj)
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
-        if type(obj) in readable():
-            return self.may_read(obj, attr)
+        names = readable().get(type(obj))
+        if names is not None:
+            return attr in names
         return self.may_read(obj, attr) and super().is_safe_attribute(obj, attr, value)
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        self._refuse(obj, attribute)
+        names = readable().get(type(obj))
+        if names is not None:
+            if attribute in names:
+                try:
+                    return getattr(obj, attribute)
+                except AttributeError:
+                    return self.undefined(obj=obj, name=attribute)
+            self._refuse(obj, attribute)
+            return self.undefined(obj=obj, name=attribute)
+        if not _open(obj):  # an object of no type the list names: nothing of it is read
+            self._refuse(obj, attribute)
+            return self.undefined(obj=obj, name=attribute)
+        if attribute.startswith("_"):
+            self._refuse(obj, attribute)
         return super().getattr(obj, attribute)
 
     def getitem(self, obj: Any, argument: Any) -> Any:
-        if is_plain(obj) or type(obj) in JINJA or isinstance(obj, Undefined):
+        if _open(obj):
             return super().getitem(obj, argument)
         if isinstance(obj, tuple) and isinstance(argument, int) and type(obj) in readable():
             return obj[argument]  # a named tuple's field by its place
@@ -278,13 +292,10 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
         raise SecurityError(f"a template may not index {_named(obj)}")
 
     def _refuse(self, obj: Any, attribute: str) -> None:
-        """Refuse an attribute that exists and is not allowed: one that does not exist is
-        undefined, as anywhere (`x.y is defined`)."""
-        if self.may_read(obj, attribute):
-            return
-        if inspect.getattr_static(obj, attribute, _MISSING) is _MISSING:
-            return
-        raise SecurityError(f"a template may not read {attribute!r} of {_named(obj)}")
+        """Refuse an attribute that exists: one that does not is undefined, as anywhere
+        (`x.y is defined`)."""
+        if inspect.getattr_static(obj, attribute, _MISSING) is not _MISSING:
+            raise SecurityError(f"a template may not read {attribute!r} of {_named(obj)}")
 
     def is_safe_callable(self, obj: Any) -> bool:
         if not super().is_safe_callable(obj):
@@ -313,6 +324,12 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
 
 
 _MISSING = object()
+
+
+def _open(obj: Any) -> bool:
+    """Whether Jinja's immutable sandbox decides what a template reads of `obj`: a plain
+    value, or one of Jinja's own objects."""
+    return is_plain(obj) or type(obj) in JINJA or isinstance(obj, Undefined)
 
 
 def _named(obj: Any) -> str:
