@@ -465,6 +465,23 @@ def _bundled(tmp_path: Path) -> Box:
     return hostile
 
 
+def _initialised(tmp_path: Path, files: dict[str, str] | None = None) -> Box:
+    """The record `sourcebook init` writes, with `files` of an attacker's, in a box."""
+    hostile = Box(tmp_path, {})
+    shutil.rmtree(hostile.record)
+    made = subprocess.run(
+        [sys.executable, "-m", "sourcebook", "init", str(hostile.record)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    for name, content in (files or {}).items():
+        hostile.write(name, content)
+    hostile.before = hostile.snapshot()
+    return hostile
+
+
 def _slow(hostile: Box, *args: str) -> subprocess.CompletedProcess[str]:
     """`sourcebook ARGS` as `Box.sourcebook` runs it, for the bundled record, whose build
     draws charts and typesets a paper: bounded in memory, not timed."""
@@ -498,8 +515,12 @@ def _slow(hostile: Box, *args: str) -> subprocess.CompletedProcess[str]:
         ("dict.fromkeys('a')", "SecurityError"),
     ],
 )
-def test_a_record_template_reaches_values_not_python_objects(box, expression, error) -> None:
-    hostile = box({"templates/term.html": "line one\n{{ " + expression + " }}\n"})
+def test_a_record_template_reaches_values_not_python_objects(
+    tmp_path: Path, expression: str, error: str
+) -> None:
+    hostile = _initialised(
+        tmp_path, {"templates/term.html": "line one\n{{ " + expression + " }}\n"}
+    )
     result = hostile.sourcebook("build")
     assert result.returncode == 2
     assert re.search(rf"templates/term\.html:2: {error}: ", result.stderr), result.stderr
@@ -548,9 +569,10 @@ ADDED
     ],
 )
 def test_a_template_that_adds_a_script_is_warned_of_and_keeps_the_policy(
-    box, added: str, what: str
+    tmp_path: Path, added: str, what: str
 ) -> None:
-    hostile = box({"templates/base.html": BASE.replace("ADDED", added), "static/x.txt": "1"})
+    files = {"templates/base.html": BASE.replace("ADDED", added), "static/x.txt": "1"}
+    hostile = _initialised(tmp_path, files)
     checked = hostile.sourcebook("check")
     warned = [line for line in checked.stdout.splitlines() if " U003 " in line]
     assert any(line.startswith("templates/base.html:4:") and what in line for line in warned)
@@ -566,11 +588,13 @@ def test_a_template_that_adds_a_script_is_warned_of_and_keeps_the_policy(
     assert "X-Content-Type-Options: nosniff" in headers
 
 
-def test_a_template_that_writes_a_script_first_still_comes_after_the_policy(box) -> None:
+def test_a_template_that_writes_a_script_first_still_comes_after_the_policy(
+    tmp_path: Path,
+) -> None:
     first = "<script>window.ran = 1</script>\n" + BASE.replace("ADDED", "")
-    hostile = box({"templates/base.html": first})
+    hostile = _initialised(tmp_path, {"templates/base.html": first})
     assert hostile.sourcebook("build").returncode == 0
-    html = (hostile.site / "vol1" / "index.html").read_text(encoding="utf-8")
+    html = (hostile.site / "index.html").read_text(encoding="utf-8")
     assert html.startswith('<meta http-equiv="Content-Security-Policy" content="default-src')
     assert html.index("Content-Security-Policy") < html.index("<script>")
 
@@ -593,8 +617,8 @@ def _active_release(hostile: Box) -> Path:
     return manifest
 
 
-def test_a_release_publishes_data_not_pages(box) -> None:
-    hostile = box()
+def test_a_release_publishes_data_not_pages(tmp_path: Path) -> None:
+    hostile = _initialised(tmp_path)
     manifest = _active_release(hostile)
     checked = hostile.sourcebook("check")
     warned = [line for line in checked.stdout.splitlines() if " U003 " in line]
@@ -604,13 +628,13 @@ def test_a_release_publishes_data_not_pages(box) -> None:
     assert "'evil.html', a file a browser would run" in warned[0]
     built = hostile.sourcebook("build")
     assert built.returncode == 0, built.stdout + built.stderr
-    release = hostile.site / "vol1" / "data" / "releases" / "2026-11-08"
+    release = hostile.site / "data" / "releases" / "2026-11-08"
     assert (release / "release.json").is_file() and (release / "csv").is_dir()
     assert not (release / "evil.html").exists() and not (release / "drawings").exists()
-    data = HTMLParser((hostile.site / "vol1" / "data" / "releases" / "index.html").read_text())
+    data = HTMLParser((hostile.site / "data" / "releases" / "index.html").read_text())
     cells = [cell.text() for cell in data.css("td") if "evil" in cell.text()]
     assert len(cells) == 2 and all("not published" in cell for cell in cells)
     assert not [a for a in data.css("a") if "evil" in (a.attributes.get("href") or "")]
     headers = (hostile.site / "_headers").read_text(encoding="utf-8")
-    rule = "/vol1/data/releases/2026-11-08/*\n  Content-Security-Policy: default-src 'none'"
+    rule = "/data/releases/2026-11-08/*\n  Content-Security-Policy: default-src 'none'"
     assert rule + "; sandbox\n  Content-Disposition: attachment" in headers
