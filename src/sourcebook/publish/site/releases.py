@@ -64,8 +64,8 @@ class Release:
     files: tuple[ReleaseFile, ...]
     changelog: Markup
     bibtex: str
-    folder: Path = field(metadata=PRIVATE)
-    holds: frozenset[tuple[str, str]] = field(metadata=PRIVATE)
+    folder: Path = field(metadata=PRIVATE, repr=False)
+    holds: frozenset[tuple[str, str]] = field(metadata=PRIVATE, repr=False)
     """(kind, id) of every entity the release holds."""
 
     def has(self, path: str) -> bool:
