@@ -103,9 +103,7 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path.startswith(INTERNAL) and live is not None:
             self._internal(path[len(INTERNAL) :], parse_qs(url.query), send_body)
         elif live is not None and live.broken and _is_page(path):
-            error = live.error_page()
-            own = [("Content-Security-Policy", ERROR_POLICY), NOSNIFF]
-            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, error, "text/html", send_body, own)
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, live.error_page(), "text/html", send_body)
         elif folder_without_slash(self.server.directory, path):
             # As static hosts do: the page lives at the URL with its slash.
             query = f"?{url.query}" if url.query else ""
