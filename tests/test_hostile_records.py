@@ -10,6 +10,7 @@ cases of their own in the library and serve tests.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import resource
@@ -24,6 +25,8 @@ from pathlib import Path
 import pytest
 from conftest import BUNDLED, CHAPTER, SETTINGS, term
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
+
+from sourcebook.publish.site.render import TEMPLATES
 
 MEMORY = 2 * 1024**3
 """The memory each run may use: the bombs below once took several GB. It limits the data
@@ -446,3 +449,192 @@ def test_quote_marks_in_a_link_title_stay_in_the_attribute(box) -> None:
     link = tree.css_first('a[href="https://example.com"]')
     assert link.attributes["title"] == "“quoted”"
     assert all("<" not in (value or "") for value in link.attributes.values())
+
+
+# 10. Templates and releases: what they reach, the files they name, the scripts they add
+# (issue 36: routes 1, 2, 3 and 11)
+
+
+def _bundled(tmp_path: Path) -> Box:
+    """A copy of the bundled record, in a box."""
+    hostile = Box(tmp_path, {})
+    shutil.rmtree(hostile.record)
+    ignored = shutil.ignore_patterns("_site", ".sourcebook-cache")
+    shutil.copytree(BUNDLED, hostile.record, ignore=ignored)
+    hostile.before = hostile.snapshot()
+    return hostile
+
+
+def _initialised(tmp_path: Path, files: dict[str, str] | None = None) -> Box:
+    """The record `sourcebook init` writes, with `files` of an attacker's, in a box."""
+    hostile = Box(tmp_path, {})
+    shutil.rmtree(hostile.record)
+    made = subprocess.run(
+        [sys.executable, "-m", "sourcebook", "init", str(hostile.record)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    for name, content in (files or {}).items():
+        hostile.write(name, content)
+    hostile.before = hostile.snapshot()
+    return hostile
+
+
+def _slow(hostile: Box, *args: str) -> subprocess.CompletedProcess[str]:
+    """`sourcebook ARGS` as `Box.sourcebook` runs it, for the bundled record, whose build
+    draws charts and typesets a paper: bounded in memory, not timed."""
+    target = ["."] + (["-o", str(hostile.site)] if args[0] == "build" else [])
+    result = subprocess.run(
+        [sys.executable, "-m", "sourcebook", *args, *target],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=hostile.record,
+        preexec_fn=_limited(),
+    )
+    assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
+    assert hostile.snapshot() == hostile.before, "a file outside the site changed"
+    return result
+
+
+@pytest.mark.parametrize(
+    ("expression", "error"),
+    [
+        ("view.record.root.read_text()", "SecurityError"),
+        ("view.record.root.joinpath('pwned.pth').write_text('import os')", "SecurityError"),
+        ("entity.parse_file('/etc/passwd')", "SecurityError"),
+        ("entity.model_dump()", "SecurityError"),
+        ("prose.env.loader.searchpath", "SecurityError"),
+        ("view.drawn | attr('kept')", "SecurityError"),
+        ("[view] | map(attribute='env') | list", "SecurityError"),
+        ("'{0.record.root}'.format(view)", "SecurityError"),
+        ("links.urls.site.base_url", "SecurityError"),
+        ("structured('__loader__', view)", "KeyError"),
+        ("dict.fromkeys('a')", "SecurityError"),
+    ],
+)
+def test_a_record_template_reaches_values_not_python_objects(
+    tmp_path: Path, expression: str, error: str
+) -> None:
+    hostile = _initialised(
+        tmp_path, {"templates/term.html": "line one\n{{ " + expression + " }}\n"}
+    )
+    result = hostile.sourcebook("build")
+    assert result.returncode == 2
+    assert re.search(rf"templates/term\.html:2: {error}: ", result.stderr), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not list(hostile.tmp.rglob("pwned*"))
+    assert not hostile.site.exists() or not any(hostile.site.rglob("*.html"))
+
+
+@pytest.mark.parametrize("anchor", ["{outside}/figure", "no-such-folder/figure", "../../../x"])
+def test_no_value_a_template_writes_becomes_a_file_name(tmp_path: Path, anchor: str) -> None:
+    """The paper's figures, set out by a template of the record's with ids that name
+    places: the PDF is typeset all the same, its charts named by the typesetter."""
+    hostile = _bundled(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    figure = (TEMPLATES / "fragments" / "paper_figure.html").read_text(encoding="utf-8")
+    assert 'id="{{ anchor }}"' in figure
+    named = figure.replace('id="{{ anchor }}"', f'id="{anchor.format(outside=outside)}"')
+    hostile.write("templates/fragments/paper_figure.html", named)
+    hostile.before = hostile.snapshot()
+    result = _slow(hostile, "build")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (hostile.site / "vol1" / "paper.pdf").read_bytes().startswith(b"%PDF")
+    assert not any(outside.iterdir())
+    assert not list(tmp_path.rglob("figure.svg")) and not list(tmp_path.rglob("x.svg"))
+
+
+BASE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{{ book.title }}</title>
+ADDED
+</head><body>{% block main %}{% endblock %}</body></html>
+"""
+"""A base.html of the record's own: no content security policy, and a script added."""
+
+
+@pytest.mark.parametrize(
+    ("added", "what"),
+    [
+        ("<script>window.ran = 1</script>", "adds a script"),
+        ('<script src="{{ static }}x.txt"></script>', "adds a script"),
+        ('<img src="x" onerror="window.ran = 1">', "adds an event handler"),
+        ('<a href="javascript:window.ran = 1">x</a>', "adds a javascript: address"),
+        ('<meta http-equiv="Content-Security-Policy" content="script-src *">', "sets a header"),
+        ("<{{ 'scr' ~ 'ipt' }}>window.ran = 1</{{ 'script' }}>", "computes"),
+    ],
+)
+def test_a_template_that_adds_a_script_is_warned_of_and_keeps_the_policy(
+    tmp_path: Path, added: str, what: str
+) -> None:
+    files = {"templates/base.html": BASE.replace("ADDED", added), "static/x.txt": "1"}
+    hostile = _initialised(tmp_path, files)
+    checked = hostile.sourcebook("check")
+    warned = [line for line in checked.stdout.splitlines() if " U003 " in line]
+    assert any(line.startswith("templates/base.html:4:") and what in line for line in warned)
+    assert all(LINE.match(line) for line in warned), warned
+    built = hostile.sourcebook("build")
+    assert built.returncode == 0, built.stdout + built.stderr
+    for page in hostile.site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        policy = html.find('<meta http-equiv="Content-Security-Policy" content="default-src')
+        assert 0 < policy < html.find("<title>"), page
+    headers = (hostile.site / "_headers").read_text(encoding="utf-8")
+    assert "/*\n  Content-Security-Policy: default-src 'self'; script-src 'self'" in headers
+    assert "X-Content-Type-Options: nosniff" in headers
+
+
+def test_a_template_that_writes_a_script_first_still_comes_after_the_policy(
+    tmp_path: Path,
+) -> None:
+    first = "<script>window.ran = 1</script>\n" + BASE.replace("ADDED", "")
+    hostile = _initialised(tmp_path, {"templates/base.html": first})
+    assert hostile.sourcebook("build").returncode == 0
+    html = (hostile.site / "index.html").read_text(encoding="utf-8")
+    assert html.startswith('<meta http-equiv="Content-Security-Policy" content="default-src')
+    assert html.index("Content-Security-Policy") < html.index("<script>")
+
+
+def _active_release(hostile: Box) -> Path:
+    """The bundled release, with a page and a drawing that run scripts among its files."""
+    manifest = _with_release(hostile)
+    files = {
+        "evil.html": "<script>window.ran = 1</script>",
+        "drawings/evil.svg": '<svg xmlns="http://www.w3.org/2000/svg" onload="window.ran=1"/>',
+    }
+    listed = []
+    for name, text in files.items():
+        hostile.write(f"releases/2026-11-08/{name}", text)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        listed.append(f'{{"path": "{name}", "bytes": {len(text)}, "sha256": "{digest}"}}')
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace('"files": [', '"files": [' + ", ".join(listed) + ", ", 1))
+    hostile.before = hostile.snapshot()
+    return manifest
+
+
+def test_a_release_publishes_data_not_pages(tmp_path: Path) -> None:
+    hostile = _initialised(tmp_path)
+    manifest = _active_release(hostile)
+    checked = hostile.sourcebook("check")
+    warned = [line for line in checked.stdout.splitlines() if " U003 " in line]
+    assert len(warned) == 2 and all(LINE.match(line) for line in warned), checked.stdout
+    line = next(n for n, text in enumerate(manifest.read_text().splitlines(), 1) if "evil" in text)
+    assert all(w.startswith(f"releases/2026-11-08/release.json:{line}:") for w in warned)
+    assert "'evil.html', a file a browser would run" in warned[0]
+    built = hostile.sourcebook("build")
+    assert built.returncode == 0, built.stdout + built.stderr
+    release = hostile.site / "data" / "releases" / "2026-11-08"
+    assert (release / "release.json").is_file() and (release / "csv").is_dir()
+    assert not (release / "evil.html").exists() and not (release / "drawings").exists()
+    data = HTMLParser((hostile.site / "data" / "releases" / "index.html").read_text())
+    cells = [cell.text() for cell in data.css("td") if "evil" in cell.text()]
+    assert len(cells) == 2 and all("not published" in cell for cell in cells)
+    assert not [a for a in data.css("a") if "evil" in (a.attributes.get("href") or "")]
+    headers = (hostile.site / "_headers").read_text(encoding="utf-8")
+    rule = "/data/releases/2026-11-08/*\n  Content-Security-Policy: default-src 'none'"
+    assert rule + "; sandbox\n  Content-Disposition: attachment" in headers

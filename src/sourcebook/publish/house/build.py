@@ -20,6 +20,7 @@ from sourcebook.derive import derive_checked
 from sourcebook.publish.house.series import CORRECTIONS_URL, HouseView, SeriesCorrections
 from sourcebook.publish.site.build import BuildError, Built, SiteBuild
 from sourcebook.publish.site.feeds import timestamp
+from sourcebook.publish.site.policy import HEADERS_FILE, headers_file
 from sourcebook.publish.site.render import STATIC, template_errors
 from sourcebook.publish.site.swap import SwapError, staged, write_file
 from sourcebook.publish.site.wording import day
@@ -99,6 +100,7 @@ HOUSE_FILES = {
     "static/house.js",
     HOME_API.lstrip("/"),
     CORRECTIONS_API.lstrip("/"),
+    HEADERS_FILE,
 }
 
 
@@ -111,6 +113,7 @@ class HousePages:
         self.house = checked.house.info
         self.series = series
         self.view = HouseView(series, views)
+        self.volumes = list(views.values())
         self.origin = self.house.base_url.rstrip("/")
         self.env = Environment(
             loader=FileSystemLoader(HERE / "templates"),
@@ -153,6 +156,7 @@ class HousePages:
             if api:
                 context["api"] = api
             write_file(out / file, self._render(template, context))
+        write_file(out / HEADERS_FILE, headers_file(self.volumes))
         write_file(out / HOME_API.lstrip("/"), _json(self._home_json()))
         write_file(out / CORRECTIONS_API.lstrip("/"), _json(self.view.as_json(self.origin)))
         if self.origin:

@@ -47,6 +47,7 @@ from sourcebook.publish.site.paper import (
     paper_of,
     paper_sections,
 )
+from sourcebook.publish.site.policy import HEADERS_FILE, headers_file
 from sourcebook.publish.site.previews import previews_json, previews_url
 from sourcebook.publish.site.reads import READS, Token, context_reads
 from sourcebook.publish.site.releases import (
@@ -178,6 +179,8 @@ class _Prepared:
     """Static and release files: where each goes in the site, and where it comes from."""
     previews: str = ""
     """The file of what each entity's link shows."""
+    alone: bool = True
+    """A volume built alone, not in a house: its site's root is its own (`_headers`)."""
 
 
 class SiteBuild:
@@ -401,6 +404,8 @@ class SiteBuild:
                 written += 1
             else:
                 self._reads[site.previews] = last.pages[site.previews].reads
+            if site.alone:
+                replace_file(out / HEADERS_FILE, headers_file([view]))
             self.search_job = SearchJob(
                 view.urls.base, site.record.settings.site.language, entries(view)
             )
@@ -459,7 +464,9 @@ class SiteBuild:
         releases = Urls.file_for(site.urls.section("data")).removesuffix("/index.html")
         site.copies |= {f"{releases}/{p}": at for p, at in release_files(site.releases).items()}
         site.previews = Urls.file_for(previews_url(site.urls.base))
-        return {*site.copies, site.previews, *(Urls.file_for(page.url) for page in site.pages)}
+        own = [HEADERS_FILE] if site.alone else []
+        pages = (Urls.file_for(page.url) for page in site.pages)
+        return {*site.copies, site.previews, *own, *pages}
 
     def write_into(
         self,
@@ -483,6 +490,8 @@ class SiteBuild:
             view.use_derived(derived)  # begins drawing the charts
             self._adopt_prose()
             copy_files(site.copies, staging)
+            if site.alone:
+                write_file(staging / HEADERS_FILE, headers_file([view]))
             assert view.env is not None
             writer = Writer(view.env, view, staging, FILE_WRITERS)
             writer.reads = self._reads
@@ -604,7 +613,7 @@ def _prepare(
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
     view.use_templates(environment(record.root, globals_))
     jobs = jobs or default_jobs(len(pages))
-    return _Prepared(record, graph, urls, releases, view, pages, jobs)
+    return _Prepared(record, graph, urls, releases, view, pages, jobs, alone=not in_house)
 
 
 def safe(url: str) -> str:

@@ -209,7 +209,8 @@ class Computed:
         return chart + legend(series)
 
     def year_value(self, result: ScenarioResult, year: Year, what: str) -> str:
-        return self.shown(getattr(year, what), self.measure(result, what)[1])
+        unit = self.measure(result, what)[1]  # a measure's name, before it is read
+        return self.shown(getattr(year, what), unit)
 
     @staticmethod
     def measure(result: ScenarioResult, what: str) -> tuple[str, str]:

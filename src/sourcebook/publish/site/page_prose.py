@@ -132,7 +132,9 @@ class PageProse:
             READS.note(("body", *entity.key))
         else:
             READS.entity(entity)
-        text = getattr(entity, field, "") or ""
+        # a field of the record's, whatever name a template asks for
+        value = getattr(entity, field, "") if field in type(entity).model_fields else ""
+        text = value if isinstance(value, str) else ""
         render = self.renderer.inline if inline else self.renderer.block
         return render(text, entity.key, field)
 

@@ -18,6 +18,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from sourcebook.model.active import runs_in_browser
 from sourcebook.model.addresses import has_controls
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import kind_by_name
@@ -44,6 +45,12 @@ class ReleaseFile:
     bytes: int
     sha256: str
 
+    @property
+    def runs(self) -> bool:
+        """Whether a browser would run it (a page, a drawing, a script): such a file is
+        listed on the Data page but never published with the site."""
+        return runs_in_browser(self.path)
+
 
 @dataclass(frozen=True, slots=True)
 class Release:
@@ -57,8 +64,8 @@ class Release:
     files: tuple[ReleaseFile, ...]
     changelog: Markup
     bibtex: str
-    folder: Path = field(metadata=PRIVATE)
-    holds: frozenset[tuple[str, str]] = field(metadata=PRIVATE)
+    folder: Path = field(metadata=PRIVATE, repr=False)
+    holds: frozenset[tuple[str, str]] = field(metadata=PRIVATE, repr=False)
     """(kind, id) of every entity the release holds."""
 
     def has(self, path: str) -> bool:
@@ -181,11 +188,12 @@ def _text(path: Path, confined: Confined, required: bool = False) -> str:
 def release_files(releases: list[Release]) -> dict[str, Path]:
     """Each release's files (those its manifest lists, and the manifest) that are there,
     relative to the folder that holds the releases, and where each is; every path was
-    checked to stand inside its release as it was read."""
+    checked to stand inside its release as it was read. A file a browser would run is
+    never published (see `ReleaseFile.runs`): a release is data, not pages."""
     return {
         f"{release.version}/{path}": release.folder / path
         for release in releases
-        for path in [*(f.path for f in release.files), MANIFEST]
+        for path in [*(f.path for f in release.files if not f.runs), MANIFEST]
         if (release.folder / path).is_file()
     }
 

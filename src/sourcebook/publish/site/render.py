@@ -29,12 +29,13 @@ from jinja2 import (
     select_autoescape,
 )
 from jinja2.loaders import split_template_path
-from jinja2.sandbox import SandboxedEnvironment
 
 from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
-from sourcebook.publish.site.pages import Page
+from sourcebook.publish.site.pages import SEARCH_TEMPLATE, Page
+from sourcebook.publish.site.policy import page_policy, with_policy
+from sourcebook.publish.site.reach import RecordSandbox
 from sourcebook.publish.site.reads import READS, Shared, Token
 from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
@@ -60,15 +61,15 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
     """Jinja2 with autoescaping on; the record's templates/ first, then the built-in ones.
 
     A record's own templates are code from whoever wrote the record: where it has any, every
-    template renders in Jinja's sandbox, which refuses what a template could reach beyond
-    the values it is given (`lipsum.__globals__`, `__class__`, …)."""
+    template renders in `RecordSandbox`, which lets a template reach plain values, the
+    record's values and the view's documented parts, and nothing else (see `reach.py`)."""
     builtin = FileSystemLoader(TEMPLATES)
     own = record_root / "templates"
     confined = Confined(record_root)
     overridden = any(confined.files(own, ""))
     loaders: list[Any] = [ConfinedLoader(own, confined)] if overridden else []
     loaders += [builtin, PrefixLoader({"sourcebook": builtin})]
-    kind = SandboxedEnvironment if overridden else Environment
+    kind = RecordSandbox if overridden else Environment
     env = kind(
         loader=ChoiceLoader(loaders),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -166,7 +167,14 @@ class Writer:
         with template_errors(f"while rendering {page.url}"):
             template = self.env.get_template(page.template)
             canonical = self.view.links.absolute(page.url)
-            return template.render(page=page, canonical=canonical, **page.context)
+            made = template.render(page=page, canonical=canonical, **page.context)
+        return with_policy(made, self.policy(page)) if page.template.endswith(".html") else made
+
+    def policy(self, page: Page) -> str:
+        """The page's content security policy: the site's, whatever its template says."""
+        notify = self.view.notify
+        forms = [notify.origin] if notify is not None else []
+        return page_policy(wasm=page.template == SEARCH_TEMPLATE, forms=forms)
 
     def path(self, page: Page) -> Path:
         return self.out / Urls.file_for(page.url)

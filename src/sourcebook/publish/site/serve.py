@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import sys
+from collections.abc import Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,6 +25,15 @@ from typing import Protocol
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from sourcebook.publish.site.live_search import LiveSearch
+from sourcebook.publish.site.policy import (
+    ERROR_POLICY,
+    HEADERS_FILE,
+    NOSNIFF,
+    Rule,
+    headers_for,
+    read_rules,
+    site_rules,
+)
 from sourcebook.publish.site.search import FOLDER
 from sourcebook.publish.site.urls import normalize_base_path
 
@@ -35,6 +45,8 @@ LISTEN_BACKLOG = 128
 """Connections the system queues while every thread is busy (http.server's is 5)."""
 MAX_SEGMENT = 255
 """Bytes in a path's segment: no file name on a common file system is longer."""
+OWN_HEADERS = (("Content-Security-Policy", ERROR_POLICY), NOSNIFF)
+"""The headers of what the server says itself: its script, its answers, its errors."""
 RELOAD_JS = b"""(function () {
   var script = document.currentScript, version = script.getAttribute("data-version");
   function wait() {
@@ -102,7 +114,7 @@ class SiteHandler(BaseHTTPRequestHandler):
             self._file(path, send_body)
 
     def _file(self, path: str, send_body: bool) -> None:
-        found = resolve(self.server.directory, path)
+        found = resolve(self.server.directory, path) if path != f"/{HEADERS_FILE}" else None
         status = HTTPStatus.OK
         if found is None:
             status, found = HTTPStatus.NOT_FOUND, self.server.directory / "404.html"
@@ -113,7 +125,7 @@ class SiteHandler(BaseHTTPRequestHandler):
         body = found.read_bytes()
         if kind == "text/html" and self.server.live is not None:
             body = _with_reload(body, self.server.live.version)
-        self._send(status, body, kind, send_body)
+        self._send(status, body, kind, send_body, self.server.headers_for(path))
 
     def _search_file(self, live: Live, path: str, send_body: bool) -> None:
         """A file of the newest whole search index, which lives beside the site."""
@@ -123,7 +135,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.NOT_FOUND, b"Not found\n", "text/plain", send_body)
             return
         kind = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
-        self._send(HTTPStatus.OK, found.read_bytes(), kind, send_body)
+        headers = self.server.headers_for(path)
+        self._send(HTTPStatus.OK, found.read_bytes(), kind, send_body, headers)
 
     def _internal(self, name: str, query: dict[str, list[str]], send_body: bool) -> None:
         live = self.server.live
@@ -147,12 +160,21 @@ class SiteHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def _send(self, status: HTTPStatus, body: bytes, kind: str, send_body: bool) -> None:
+    def _send(
+        self,
+        status: HTTPStatus,
+        body: bytes,
+        kind: str,
+        send_body: bool,
+        headers: Sequence[tuple[str, str]] = OWN_HEADERS,
+    ) -> None:
         self.send_response(status)
         charset = "; charset=utf-8" if kind.startswith("text/") or kind.endswith("json") else ""
         self.send_header("Content-Type", kind + charset)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        for name, value in headers:
+            self.send_header(name, value)
         self.end_headers()
         if send_body:
             self.wfile.write(body)
@@ -227,7 +249,24 @@ class SiteServer(ThreadingHTTPServer):
         self.verbose = verbose
         self.wait_seconds = WAIT_SECONDS
         self.request_timeout = REQUEST_TIMEOUT
+        self._rules: tuple[tuple[int, int], list[Rule]] = ((-1, -1), site_rules([], []))
         super().__init__((host, port), SiteHandler)
+
+    def headers_for(self, path: str) -> list[tuple[str, str]]:
+        """The headers the site's `_headers` gives a path, as Netlify and Cloudflare Pages
+        send them; without one, the site's policy and no sniffing."""
+        return headers_for(self._site_rules(), path)
+
+    def _site_rules(self) -> list[Rule]:
+        try:
+            info = (self.directory / HEADERS_FILE).stat()
+            stamp = (info.st_mtime_ns, info.st_size)
+            if stamp != self._rules[0]:
+                text = (self.directory / HEADERS_FILE).read_text("utf-8", errors="replace")
+                self._rules = (stamp, read_rules(text) or site_rules([], []))
+        except OSError:
+            self._rules = ((-1, -1), site_rules([], []))
+        return self._rules[1]
 
     def handle_error(self, request: object, client_address: object) -> None:
         """A client that went away or stopped talking is not an error of the server's."""

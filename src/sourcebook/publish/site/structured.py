@@ -6,6 +6,7 @@ into a `<script type="application/ld+json">` through `json_ld`, escaped as `scri
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -170,6 +171,19 @@ def pruned(data: Any) -> Any:
 _EMPTY: tuple[Any, ...] = ("", [], {}, None)
 
 
+DOCUMENTS: dict[str, Callable[..., dict[str, Any]]] = {
+    "glossary": glossary,
+    "glossary_page": glossary_page,
+    "term": term,
+    "campus": campus,
+    "party": party,
+    "person": person,
+    "source": source,
+    "sources_page": sources_page,
+}
+"""What a template may ask JSON-LD of: a name chooses from these, never from the module."""
+
+
 def json_ld(view: SiteView, kind: str, *args: Any) -> Markup:
     """The JSON-LD of `kind` ('term', 'campus', 'glossary_page', …) for a template."""
-    return script_json(pruned(globals()[kind](view, *args)))
+    return script_json(pruned(DOCUMENTS[kind](view, *args)))

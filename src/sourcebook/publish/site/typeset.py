@@ -44,7 +44,8 @@ def string(value: str) -> str:
 
 
 class Typst:
-    """One paper's HTML → Typst markup; the charts it draws as files beside it."""
+    """One paper's HTML → Typst markup; the charts it draws as files beside it, each named
+    by its place among them (the HTML is a template's, and chooses no file's name)."""
 
     def __init__(self, view: SiteView, page_url: str):
         self.view = view
@@ -140,11 +141,10 @@ class Typst:
         for number in el.xpath('.//span[@class="figure-number"]'):
             number.drop_tree()
         said = self.inline(caption).strip() if caption is not None else ""
-        chart = el.get("id", "figure")
         source = self.view.drawn.svg_text(self._chart_of(el))
         if not source:
             return f"#figure([], caption: [{said}])"
-        name = f"{chart}.svg"
+        name = f"chart-{len(self.images) + 1}.svg"
         self.images[name] = source
         return f"#figure(image({string(name)}, width: 100%), caption: [{said}])"
 
