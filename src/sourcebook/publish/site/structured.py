@@ -172,6 +172,7 @@ _EMPTY: tuple[Any, ...] = ("", [], {}, None)
 
 
 DOCUMENTS: dict[str, Callable[..., dict[str, Any]]] = {
+    "about": about,
     "glossary": glossary,
     "glossary_page": glossary_page,
     "term": term,
