@@ -20,6 +20,7 @@ from sourcebook.files import write_atomic
 from sourcebook.interchange.creators import Roster
 from sourcebook.interchange.editor import EditError, EntityFile, render
 from sourcebook.interchange.works import ITALIC_TYPES, Work, category_of, record_id
+from sourcebook.model.base import MAX_NAME_LENGTH
 from sourcebook.model.person_names import folded
 
 STATE_FILE = Path("imports") / "zotero.json"
@@ -121,6 +122,11 @@ def _claim_id(
     imported = state["sources"].get(ident, {}).get("key")
     if not ident:
         plan.problems.append(f"{shown}:{work.line}: citation key '{work.key}' makes no id")
+    elif len(ident) > MAX_NAME_LENGTH:
+        plan.problems.append(
+            f"{shown}:{work.line}: citation key '{work.key[:40]}…' makes an id of "
+            f"{len(ident):,} characters; an id has at most {MAX_NAME_LENGTH}: give it a shorter key"
+        )
     elif earlier is not None:
         plan.problems.append(
             f"{shown}:{work.line}: citation key '{work.key}' makes the id '{ident}', as "
