@@ -285,5 +285,7 @@ def write_plan(root: Path, plan: Plan) -> None:
     for change in plan.files:
         if change.action in ("create", "update"):
             write_atomic(root / change.path, change.text.encode("utf-8"))
+    if state == plan.state:  # nothing imported, or nothing new: the record stays as it was
+        return
     text = json.dumps(state, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     write_atomic(root / STATE_FILE, text.encode("utf-8"))

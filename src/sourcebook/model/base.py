@@ -44,6 +44,11 @@ def _to_day(value: Any) -> Any:
         return str(value)
     if isinstance(value, str) and not DAY_PATTERN.match(value):
         raise ValueError("expected a day as YYYY-MM-DD, YYYY-MM or YYYY")
+    if isinstance(value, str):
+        try:  # every day a record gives is a span of the calendar: 2024-02-31 is none
+            day_start(value), day_end(value)
+        except ValueError:
+            raise ValueError("no day of the calendar") from None
     return value
 
 

@@ -262,7 +262,8 @@ def _report(
     else:
         given = error.get("input")
         shown_input = repr(given) if isinstance(given, (str, int, float, bool)) else None
-        message = f"'{field}': {error['msg'].rstrip('.').lower()}"
+        said = error["msg"].removeprefix("Value error, ").rstrip(".")
+        message = f"'{field}': {said[:1].lower()}{said[1:]}"
         if shown_input and len(shown_input) < 60:
             message += f", not {shown_input}"
         found.error(pos, "S003", message)
