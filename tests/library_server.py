@@ -33,6 +33,8 @@ Answer = Callable[[BaseHTTPRequestHandler], None]
 class Server:
     url: str
     routes: dict[str, Answer] = field(default_factory=dict)
+    seen: list[tuple[str, str]] = field(default_factory=list)
+    """Each request's path and Host header, in order, answered or not."""
 
     def route(self, path: str, answer: Answer) -> str:
         self.routes[path] = answer
@@ -57,14 +59,17 @@ def reply(
     return answer
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
+@contextlib.contextmanager
+def serving() -> Iterator[Server]:
+    """A server on 127.0.0.1 (a port of its own) answering the routes given to it."""
     routes: dict[str, Answer] = {}
+    seen: list[tuple[str, str]] = []
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            seen.append((self.path, self.headers.get("Host", "")))
             answer = routes.get(self.path.split("?")[0])
             if answer is None:
                 self.send_error(404)
@@ -80,10 +85,18 @@ def server() -> Iterator[Server]:
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield Server(f"http://127.0.0.1:{httpd.server_address[1]}", routes)
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    try:
+        yield Server(f"http://127.0.0.1:{httpd.server_address[1]}", routes, seen)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    with serving() as started:
+        yield started
 
 
 def bomb(expanded_mib: int, wbits: int = 31) -> bytes:

@@ -17,6 +17,7 @@ from sourcebook.check import (
     charts,
     dates,
     figures,
+    manifests,
     names,
     quotes,
     references,
@@ -56,6 +57,7 @@ RULES: list[Rule] = [
     figures.check_figures,
     scenarios.check_scenarios,
     charts.check_specs,
+    manifests.check_releases,
 ]
 
 

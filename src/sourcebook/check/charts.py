@@ -8,11 +8,13 @@ rows, which the build gives it, and nothing else.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.model.base import MAX_INTEGER
 from sourcebook.model.kinds import Chart
 
 REFUSED_KEYS = frozenset(
@@ -96,6 +98,24 @@ def check_specs(record: Any, _graph: Any, diagnostics: Diagnostics) -> None:
                 f"chart '{chart.id}': a spec may not hold '{key}'",
                 "a chart draws its query's rows only: remove it, and any data or link",
             )
+        for parent, name, value in walk(chart.spec):
+            if not _json_number(value):
+                diagnostics.error(
+                    chart.pos("spec", *parent, name),
+                    "S003",
+                    f"chart '{chart.id}': {value!r} is not a number JSON carries",
+                    f"write a finite number of at most {MAX_INTEGER:,} in size",
+                )
+
+
+def _json_number(value: Any) -> bool:
+    """Whether a value of a spec is no number, or one the drawing engine's JSON reads:
+    finite, and an integer within 64 bits."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -MAX_INTEGER - 1 <= value <= MAX_INTEGER
+    return True
 
 
 def check_columns(chart: Chart, columns: tuple[str, ...], diagnostics: Diagnostics) -> None:

@@ -12,9 +12,18 @@ from sourcebook.model.known import known
 from sourcebook.model.numbers import carries
 from sourcebook.model.record import Record
 from sourcebook.model.retired import retired
-from sourcebook.model.units import METRICS, UnitError, dimension_of, fits, metric, shown
+from sourcebook.model.units import (
+    MAX_MAGNITUDE,
+    METRICS,
+    UnitError,
+    dimension_of,
+    fits,
+    metric,
+    shown,
+)
 
 QUOTE_SHOWN = 80
+CIRCLE_SHOWN = 6
 
 
 def check_figures(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
@@ -24,6 +33,7 @@ def check_figures(record: Record, graph: Graph, diagnostics: Diagnostics) -> Non
         _check_unit(figure, diagnostics)
         _check_evidence(figure, diagnostics)
         _check_estimate(figure, by_id, diagnostics)
+    _check_circles(placed, by_id, diagnostics)
     _check_corrected(record, placed, diagnostics)
     gone = retired(record, known(record))
     _check_conflicts([p for p in placed if p.id not in gone], diagnostics)
@@ -93,6 +103,15 @@ def _check_unit(placed: Placed, diagnostics: Diagnostics) -> None:
             "F002",
             f"unit '{figure.unit}' measures {measured}, but '{figure.metric}' is {known.dimension}",
             f"write it in {known.unit}, or a unit convertible to it",
+        )
+    base = placed.base()
+    if base is not None and not abs(base[0]) <= MAX_MAGNITUDE:
+        diagnostics.error(
+            placed.pos("value"),
+            "F019",
+            f"figure '{figure.metric}' is {figure.value:g} {figure.unit}, past the "
+            f"{MAX_MAGNITUDE:g} a value may be in its base unit",
+            "no measure comes near it: check the value and its unit",
         )
     if figure.currency_year is not None and (dimension is None or dimension.name != "money"):
         diagnostics.error(
@@ -180,6 +199,50 @@ def _check_estimate(placed: Placed, by_id: dict[str, Placed], diagnostics: Diagn
                 f"input {index + 1}, '{input_id}', has no source",
                 "each input of an estimate carries its own source",
             )
+
+
+def _check_circles(
+    placed: list[Placed], by_id: dict[str, Placed], diagnostics: Diagnostics
+) -> None:
+    """Estimates whose inputs lead back to themselves, each circle reported once, at the
+    input that closes it: no value stands under them. One walk, each figure entered once."""
+    done: set[str] = set()
+    for start in placed:
+        if start.id in done or not start.figure.inputs:
+            continue
+        path, depth = [start], {start.id: 0}
+        inputs = [iter(start.figure.inputs)]
+        while inputs:
+            named = next(inputs[-1], None)
+            if named is None:
+                finished = path.pop()
+                del depth[finished.id]
+                done.add(finished.id)
+                inputs.pop()
+                continue
+            found = by_id.get(named)
+            if found is None or found is path[-1] or found.id in done:
+                continue  # none, or itself: F008
+            if found.id in depth:
+                _report_circle(path, depth[found.id], diagnostics)
+                continue
+            depth[found.id] = len(path)
+            path.append(found)
+            inputs.append(iter(found.figure.inputs))
+
+
+def _report_circle(path: list[Placed], start: int, diagnostics: Diagnostics) -> None:
+    circle = [p.id for p in path[start : start + CIRCLE_SHOWN]]
+    if len(path) - start > CIRCLE_SHOWN:
+        circle.append("…")
+    last = path[-1]
+    diagnostics.error(
+        last.pos("inputs"),
+        "F018",
+        f"estimate '{last.id}' rests on itself through its inputs: "
+        f"{' → '.join([*circle, path[start].id])}",
+        "an estimate's inputs lead down to figures with sources of their own, never around",
+    )
 
 
 def _check_conflicts(placed: list[Placed], diagnostics: Diagnostics) -> None:

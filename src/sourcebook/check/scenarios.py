@@ -129,5 +129,5 @@ def _compute(scenario: Scenario, diagnostics: Diagnostics) -> None:
             if index is not None
             else scenario.pos(exc.field or "start")
         )
-        code = "F016" if exc.field == "start" else "F015"
+        code = exc.code or ("F016" if exc.field == "start" else "F015")
         diagnostics.error(pos, code, f"scenario '{scenario.id}': {exc.message}")

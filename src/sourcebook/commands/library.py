@@ -105,7 +105,7 @@ def add(
     folder); the same bytes give the same item."""
     from sourcebook.interchange.editor import EditError
     from sourcebook.interchange.page import offer_for
-    from sourcebook.library.capture import Budget
+    from sourcebook.library.fetch import Budget
     from sourcebook.library.intake import Details, take_in
     from sourcebook.library.refusal import BAD_OPTION, NO_SUCH_RECORD_OR_SOURCE, TOO_LARGE, Refused
     from sourcebook.model.library import ItemKind

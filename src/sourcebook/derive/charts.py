@@ -17,6 +17,7 @@ They are made only where some chart's query names them.
 from __future__ import annotations
 
 import calendar
+import math
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -131,9 +132,21 @@ def run_chart(db: CompiledRecord, chart: str, query: str) -> ChartData:
             raise QueryError(Failure.SHAPE, f"a chart's query returns at most {CHART_ROWS:,} rows")
         if not result.columns:
             raise QueryError(Failure.SHAPE, "a chart's query returns columns to draw")
+        _drawable(result.columns, result.rows)
     except QueryError as exc:
         return ChartData(chart, (), (), exc)
     return ChartData(chart, result.columns, result.rows)
+
+
+def _drawable(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Every value of a chart's rows is text, a finite number or NULL: what a spec draws."""
+    for row in rows:
+        for column, value in zip(columns, row, strict=True):
+            if isinstance(value, bytes) or (isinstance(value, float) and not math.isfinite(value)):
+                shown = "a blob" if isinstance(value, bytes) else str(value)
+                raise QueryError(
+                    Failure.SHAPE, f"a chart's '{column}' holds {shown}: it draws text and numbers"
+                )
 
 
 def chart_data(

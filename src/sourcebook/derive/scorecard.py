@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import calendar
 import json
+import math
 import time
 from dataclasses import dataclass, replace
 from datetime import date
@@ -177,12 +178,11 @@ def evaluate_indicator(
     if not result.rows:
         return None
     got: dict[str, Any] = dict(zip(result.columns, result.rows[0], strict=True))
+    _check_types(got)
     figures = figure_refs(db, got.get("figure"), known)
     first = figures[0] if figures else None
     campuses = {f.campus for f in figures}
     value = got["value"]
-    if value is not None and not isinstance(value, (int, float, str)):
-        raise QueryError(Failure.SHAPE, "an indicator's value is a number or text")
     return Answer(
         value=value,
         unit=got.get("unit") or (first.unit if first else None),
@@ -190,6 +190,20 @@ def evaluate_indicator(
         figures=figures,
         note=got.get("note"),
     )
+
+
+def _check_types(got: dict[str, Any]) -> None:
+    """An indicator's value is a finite number or text, its unit text, and nothing a blob:
+    what a page can show."""
+    value = got["value"]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise QueryError(Failure.SHAPE, f"an indicator's value is a finite number, not {value}")
+    for column in INDICATOR_COLUMNS:
+        if isinstance(got.get(column), bytes):
+            raise QueryError(Failure.SHAPE, f"an indicator's '{column}' is a blob")
+    unit = got.get("unit")
+    if unit is not None and not isinstance(unit, str):
+        raise QueryError(Failure.SHAPE, f"an indicator's 'unit' is text, not {unit!r}")
 
 
 def figure_refs(

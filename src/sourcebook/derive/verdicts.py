@@ -119,7 +119,11 @@ def _row(db: CompiledRecord, sql: str) -> dict[str, Any]:
         )
     if result.more or not result.rows:
         raise QueryError(Failure.SHAPE, "a test's query returns exactly one row")
-    return dict(zip(result.columns, result.rows[0], strict=True))
+    got = dict(zip(result.columns, result.rows[0], strict=True))
+    for column, value in got.items():
+        if isinstance(value, bytes):
+            raise QueryError(Failure.SHAPE, f"a test's '{column}' is a blob")
+    return got
 
 
 def _holds(got: dict[str, Any]) -> bool | None:

@@ -6,8 +6,11 @@ from dataclasses import dataclass, field
 
 from sourcebook.interchange.editor import render
 from sourcebook.interchange.works import Creator, record_id
-from sourcebook.model.base import Entity
+from sourcebook.model.base import MAX_NAME_LENGTH, Entity
 from sourcebook.model.person_names import folded
+
+NAME_ROOM = MAX_NAME_LENGTH - 10
+"""The longest id made from a name, leaving room for the `-2` that tells two apart."""
 
 
 @dataclass
@@ -70,7 +73,7 @@ class Roster:
         self._know(kind, ident, names)
 
     def _free(self, kind: str, name: str) -> str:
-        base = record_id(name) or kind
+        base = record_id(name)[:NAME_ROOM].rstrip("-") or kind
         ident, count = base, 1
         while ident in self.taken[kind]:
             count += 1

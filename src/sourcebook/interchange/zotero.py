@@ -20,6 +20,7 @@ from sourcebook.files import write_atomic
 from sourcebook.interchange.creators import Roster
 from sourcebook.interchange.editor import EditError, EntityFile, render
 from sourcebook.interchange.works import ITALIC_TYPES, Work, category_of, record_id
+from sourcebook.model.base import MAX_NAME_LENGTH
 from sourcebook.model.person_names import folded
 
 STATE_FILE = Path("imports") / "zotero.json"
@@ -148,6 +149,11 @@ def _claim_id(
     imported = state["sources"].get(ident, {}).get("key")
     if not ident:
         plan.problems.append(f"{shown}:{work.line}: citation key '{work.key}' makes no id")
+    elif len(ident) > MAX_NAME_LENGTH:
+        plan.problems.append(
+            f"{shown}:{work.line}: citation key '{work.key[:40]}…' makes an id of "
+            f"{len(ident):,} characters; an id has at most {MAX_NAME_LENGTH}: give it a shorter key"
+        )
     elif earlier is not None:
         plan.problems.append(
             f"{shown}:{work.line}: citation key '{work.key}' makes the id '{ident}', as "
@@ -308,5 +314,7 @@ def write_plan(root: Path, plan: Plan) -> None:
     for change in plan.files:
         if change.action in ("create", "update"):
             write_atomic(root / change.path, change.text.encode("utf-8"))
+    if state == plan.state:  # nothing imported, or nothing new: the record stays as it was
+        return
     text = json.dumps(state, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     write_atomic(root / STATE_FILE, text.encode("utf-8"))

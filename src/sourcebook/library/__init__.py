@@ -2,8 +2,9 @@
 
 Its modules, in the order a copy travels through them:
 
-- `capture` fetches a URL within a budget of bytes and time (keeping the exchange as
-  WARC) or reads a capture file;
+- `fetch` fetches a URL within a budget of bytes and time, staying where the author
+  pointed (`origins` says where a redirect may lead); `capture` keeps the exchange as
+  WARC, or reads a capture file;
 - `claims` refuses bytes that are not what their name, media type or `--kind` says;
   `refusal` names why `library add` refuses (Q101–Q108);
 - `extract` takes the text out of an original (HTML, PDF, plain text); `markup` bounds

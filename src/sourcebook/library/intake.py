@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sourcebook.library.attach import attach, source_file
-from sourcebook.library.capture import Budget, fetch, read_capture_file
+from sourcebook.library.capture import fetch_original, read_capture_file
 from sourcebook.library.claims import check_claims
 from sourcebook.library.extract import decode
+from sourcebook.library.fetch import Budget
 from sourcebook.library.refusal import BAD_OPTION, NO_SUCH_RECORD_OR_SOURCE, Refused
 from sourcebook.library.store import Original, add_original
 from sourcebook.model.addresses import address_problem, scheme
@@ -121,7 +122,7 @@ def check_details(root: Path, details: Details) -> None:
 
 def _original(target: str, details: Details) -> Original:
     if target.startswith(("http://", "https://")):
-        original = fetch(target, details.budget)
+        original = fetch_original(target, details.budget)
     else:
         original = Original(data=_read_file(Path(target), MAX_FILE_BYTES), name=Path(target).name)
     given = details.kind or (ItemKind.IMAGE if details.transcription is not None else None)

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import re
 
+from sourcebook.model.base import MAX_NAME_LENGTH
+
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _STRIPPED = "".join(chr(c) for c in range(0x21))  # C0 controls and space
 _REMOVED = str.maketrans("", "", "\t\n\r")
 _PATH_SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~\-]*")
+MAX_SEGMENTS = 10
+"""The most segments of a base path: with MAX_NAME_LENGTH each, the site's files stay far
+within what a file system takes as a path."""
 
 
 def as_browser_reads(url: str) -> str:
@@ -64,9 +69,15 @@ def path_problem(path: str) -> str | None:
         return None
     if has_controls(path):
         return "holds a control character"
-    bad = [s for s in stripped.split("/") if not _PATH_SEGMENT.fullmatch(s)]
+    segments = stripped.split("/")
+    if len(segments) > MAX_SEGMENTS:
+        return f"it has {len(segments):,} segments; a base path has at most {MAX_SEGMENTS}"
+    bad = [s for s in segments if not _PATH_SEGMENT.fullmatch(s)]
     if bad:
         return (
             f"segment '{bad[0]}' is not letters, digits and . _ ~ - starting with a letter or digit"
         )
+    long = [s for s in segments if len(s) > MAX_NAME_LENGTH]
+    if long:
+        return f"a segment is {len(long[0]):,} characters long; each has at most {MAX_NAME_LENGTH}"
     return None

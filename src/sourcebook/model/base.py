@@ -14,6 +14,22 @@ from sourcebook.diagnostics import Pos
 
 DAY_PATTERN = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+MAX_INTEGER = 2**63 - 1
+"""The largest integer a field may hold: the compiled record's SQLite holds no larger."""
+MAX_NAME_LENGTH = 200
+"""The longest id, and the longest segment of a path the site is written under: a file
+system takes names of 255 bytes, and the site adds to some (`.json`, a temporary name's
+suffix) as it writes them."""
+
+
+def id_problem(entity_id: str) -> str | None:
+    """Why `entity_id` cannot be an id; None where it can."""
+    if not ID_PATTERN.match(entity_id):
+        return "is not lowercase letters, digits and hyphens"
+    if len(entity_id) > MAX_NAME_LENGTH:
+        return f"is {len(entity_id):,} characters long; an id has at most {MAX_NAME_LENGTH}"
+    return None
+
 
 Path_ = tuple[str | int, ...]
 Place = tuple[int, int]
@@ -28,6 +44,11 @@ def _to_day(value: Any) -> Any:
         return str(value)
     if isinstance(value, str) and not DAY_PATTERN.match(value):
         raise ValueError("expected a day as YYYY-MM-DD, YYYY-MM or YYYY")
+    if isinstance(value, str):
+        try:  # every day a record gives is a span of the calendar: 2024-02-31 is none
+            day_start(value), day_end(value)
+        except ValueError:
+            raise ValueError("no day of the calendar") from None
     return value
 
 
@@ -85,7 +106,9 @@ class RefField:
 class Entity(BaseModel):
     """Fields every kind shares. The id is the file's stem; the body is its Markdown."""
 
-    model_config = ConfigDict(extra="forbid", frozen=False, validate_default=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=False, validate_default=False, allow_inf_nan=False
+    )
 
     KIND: ClassVar[str] = ""
     PROSE_FIELDS: ClassVar[tuple[str, ...]] = ("body",)

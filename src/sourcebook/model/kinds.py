@@ -11,12 +11,12 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sourcebook.model.base import Day, Entity, Kind, RefField
+from sourcebook.model.base import MAX_INTEGER, Day, Entity, Kind, RefField
 from sourcebook.model.highlight import Highlight
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Term(Entity):
@@ -57,7 +57,7 @@ class Chapter(Entity):
     KIND: ClassVar[str] = "chapter"
     PROSE_FIELDS = ("summary", "body")
 
-    number: int = Field(ge=0, description="The chapter's number; 0 for a preface.")
+    number: int = Field(ge=0, le=MAX_INTEGER, description="The chapter's number; 0 for a preface.")
     summary: str = Field(description="One line: what the chapter is about.")
 
 
@@ -195,7 +195,9 @@ class Indicator(Entity):
     KIND: ClassVar[str] = "indicator"
     PROSE_FIELDS = ("title", "description", "body")
 
-    row: int = Field(ge=1, description="The row's number on the scorecard; its anchor is row-N.")
+    row: int = Field(
+        ge=1, le=MAX_INTEGER, description="The row's number on the scorecard; its anchor is row-N."
+    )
     description: str = Field(description="One line: what the row measures and why.")
     query: str | None = Field(default=None, description="Read-only SQL that computes the row.")
 
@@ -390,7 +392,10 @@ class Parameter(Strict):
     value: float = Field(description="The number, in `unit`.")
     unit: str = Field(description="The unit, such as `GW`, `kW/H100e` or `billion USD/GW/year`.")
     year: int | None = Field(
-        default=None, description="For a step of a ramp: the year from which the power holds."
+        default=None,
+        ge=-MAX_INTEGER - 1,
+        le=MAX_INTEGER,
+        description="For a step of a ramp: the year from which the power holds.",
     )
     source: str | None = Field(
         default=None, description="The id of the source that carries it; none where worked out."
@@ -465,7 +470,12 @@ class Chart(Entity):
         # Said outright: pydantic 2.9, the floor, leaves it out of the schema.
         json_schema_extra={"additionalProperties": True},
     )
-    order: int = Field(default=0, description="Its place on the record at a glance, lowest first.")
+    order: int = Field(
+        default=0,
+        ge=-MAX_INTEGER - 1,
+        le=MAX_INTEGER,
+        description="Its place on the record at a glance, lowest first.",
+    )
 
 
 class Paper(Entity):

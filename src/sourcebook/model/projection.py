@@ -11,11 +11,12 @@ a revenue per unit of power a year. For every year from `start` to `end`:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sourcebook.model.units import UnitError, convert
+from sourcebook.model.units import MAX_MAGNITUDE, UnitError, convert
 
 CHIP_UNITS = ("H100e", "chip")
 
@@ -23,9 +24,20 @@ CHIP_UNITS = ("H100e", "chip")
 class ScenarioError(ValueError):
     """A scenario that cannot be computed: a parameter missing, or in the wrong unit."""
 
-    def __init__(self, message: str, parameter: str | None = None, field: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        parameter: str | None = None,
+        field: str | None = None,
+        code: str | None = None,
+    ):
         super().__init__(message)
         self.message, self.parameter, self.field = message, parameter, field
+        self.code = code
+        """The diagnostic's code where it is not the field's usual one."""
+
+
+TOO_LARGE = "F019"
 
 
 class ParameterLike(Protocol):
@@ -87,6 +99,13 @@ def project(
         steps = sorted(_step(_get(parameters, p, "futures")) for p in future["ramp"])
         revenue = _in(_get(parameters, future["revenue"], "futures"), "USD/W/year")
         years = _years(steps, start, end, watts_per_chip, usd_per_watt, revenue)
+        if not all(map(math.isfinite, (n for y in years for n in _numbers(y)))):
+            raise ScenarioError(
+                f"future '{future['id']}' computes numbers past what a number can hold: "
+                "its parameters are too large, or a chip's power too small",
+                field="futures",
+                code=TOO_LARGE,
+            )
         results.append(
             FutureResult(
                 future["id"],
@@ -122,6 +141,10 @@ def _years(
     return years
 
 
+def _numbers(year: Year) -> tuple[float, ...]:
+    return (year.power_gw, year.chips, year.capital_usd, year.capital_total_usd, year.revenue_usd)
+
+
 def _get(parameters: Mapping[str, ParameterLike], name: str, field: str) -> ParameterLike:
     found = parameters.get(name)
     if found is None:
@@ -131,13 +154,26 @@ def _get(parameters: Mapping[str, ParameterLike], name: str, field: str) -> Para
 
 def _in(parameter: ParameterLike, unit: str) -> float:
     try:
-        return convert(parameter.value, parameter.unit, unit)
+        return _within(parameter, convert(parameter.value, parameter.unit, unit))
     except UnitError:
         raise ScenarioError(
             f"parameter '{parameter.id}' is in '{parameter.unit}', which is not {_WORDS[unit]}",
             parameter.id,
             "unit",
         ) from None
+
+
+def _within(parameter: ParameterLike, value: float) -> float:
+    """`value`, a parameter's in the unit it is computed in, where a number can carry it."""
+    if not abs(value) <= MAX_MAGNITUDE:
+        raise ScenarioError(
+            f"parameter '{parameter.id}' is {parameter.value:g} {parameter.unit}, past the "
+            f"{MAX_MAGNITUDE:g} a value may be in its base unit",
+            parameter.id,
+            "value",
+            TOO_LARGE,
+        )
+    return value
 
 
 _WORDS = {
@@ -150,9 +186,18 @@ _WORDS = {
 def _per_chip(parameter: ParameterLike) -> tuple[str, float]:
     for chip_unit in CHIP_UNITS:
         try:
-            return chip_unit, convert(parameter.value, parameter.unit, f"W/{chip_unit}")
+            watts = convert(parameter.value, parameter.unit, f"W/{chip_unit}")
         except UnitError:
             continue
+        if watts <= 0:
+            raise ScenarioError(
+                f"parameter '{parameter.id}' is {parameter.value:g} {parameter.unit}: a chip "
+                "draws some power, more than none",
+                parameter.id,
+                "value",
+                TOO_LARGE,
+            )
+        return chip_unit, _within(parameter, watts)
     raise ScenarioError(
         f"parameter '{parameter.id}' is in '{parameter.unit}', which is not power per chip "
         "(such as kW/H100e)",

@@ -195,6 +195,12 @@ def dimension_of(unit: str) -> Dimension | None:
     return None
 
 
+MAX_MAGNITUDE = 1e100
+"""The largest a value may be in its base unit (W, USD, …): far past any measure of the
+world (its power is about 1e13 W), and small enough that sums, differences and products of
+two such values stay numbers."""
+
+
 def to_base(value: float, unit: str) -> tuple[float, Dimension]:
     """`value` in `unit` converted to its dimension's base unit. Raises UnitError."""
     dimension = dimension_of(unit)

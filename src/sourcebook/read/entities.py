@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, did_you_mean
-from sourcebook.model.base import ID_PATTERN, Entity, Place
+from sourcebook.model.base import Entity, Place, id_problem
 from sourcebook.model.kinds import KINDS, Kind
 from sourcebook.read.frontmatter import FrontMatterError, Parsed, Path_, parse
 from sourcebook.read.kept import Kept
@@ -145,11 +145,12 @@ def _read_entity(
         return None, None
     for name, pos in parsed.duplicate_keys:
         found.error(pos, "S006", f"field '{name}' is given twice", "keep one of them")
-    if not ID_PATTERN.match(entity_id):
+    problem = id_problem(entity_id)
+    if problem:
         found.error(
             Pos(shown),
             "S005",
-            f"id '{entity_id}' is not lowercase letters, digits and hyphens",
+            f"id '{entity_id}' {problem}",
             "rename the file: its stem is the entity's id",
         )
     if "id" in parsed.data or "body" in parsed.data:
@@ -263,7 +264,8 @@ def _report(
     else:
         given = error.get("input")
         shown_input = repr(given) if isinstance(given, (str, int, float, bool)) else None
-        message = f"'{field}': {error['msg'].rstrip('.').lower()}"
+        said = error["msg"].removeprefix("Value error, ").rstrip(".")
+        message = f"'{field}': {said[:1].lower()}{said[1:]}"
         if shown_input and len(shown_input) < 60:
             message += f", not {shown_input}"
         found.error(pos, "S003", message)

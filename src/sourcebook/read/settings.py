@@ -45,7 +45,27 @@ def load_toml(path: Path, shown: str, diagnostics: Diagnostics) -> tuple[str, An
         line, col = (int(found[1]), int(found[2])) if found else (1, 1)
         message = re.sub(r"\s*\(at .*\)$", "", str(exc))
         diagnostics.error(Pos(shown, line, col), "R001", f"malformed TOML: {message}")
+    except ValueError:  # tomllib reads an integer with int(), which stops at 4,300 digits
+        diagnostics.error(
+            Pos(shown, _long_integer_line(text), 1),
+            "R001",
+            f"an integer of more than {MAX_DIGITS:,} digits",
+            "no setting needs a number so long",
+        )
     return None
+
+
+MAX_DIGITS = 4300
+"""The most digits Python reads as an integer (sys.get_int_max_str_digits' default)."""
+
+
+def _long_integer_line(text: str) -> int:
+    """The first line with a run of more than MAX_DIGITS digits; 1 if there is none."""
+    for number, line in enumerate(text.splitlines(), 1):
+        for run in re.finditer(r"[0-9_]+", line):
+            if len(run[0]) - run[0].count("_") > MAX_DIGITS:
+                return number
+    return 1
 
 
 def validated(

@@ -237,7 +237,12 @@ def paper_pdf(view: SiteView, paper: Paper) -> bytes:
 
 
 def _fragment(html: Any) -> Any:
-    return lxml_html.fragment_fromstring(str(html) or " ", create_parent="span")
+    # lxml refuses text with the controls XML has no place for; a reader sees none of them.
+    text = _NOT_XML.sub("", str(html))
+    return lxml_html.fragment_fromstring(text or " ", create_parent="span")
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 TYPESET_SECONDS = 60.0
