@@ -15,9 +15,13 @@ from collections.abc import Callable
 from sourcebook.check import (
     addresses,
     charts,
+    claims,
     dates,
+    embeds,
     figures,
+    markup,
     names,
+    prose_numbers,
     quotes,
     references,
     roles,
@@ -42,6 +46,7 @@ ENTITY_RULES: list[EntityRule] = [
     addresses.check_addresses,
     dates.check_dates,
     roles.check_roles,
+    markup.check_markup,
 ]
 
 RULES: list[Rule] = [
@@ -54,6 +59,8 @@ RULES: list[Rule] = [
     figures.check_figures,
     scenarios.check_scenarios,
     charts.check_specs,
+    embeds.check_embeds,
+    prose_numbers.check_prose_numbers,
 ]
 
 
@@ -73,4 +80,6 @@ def check_record(
         check_each(record, ENTITY_RULES, diagnostics, kept if kept is not None else Kept(CHECKED))
     for rule in RULES if rules is None else rules:
         rule(record, graph, diagnostics)
+    if rules is None:
+        claims.check_claims(record, proofs, diagnostics)
     return proofs

@@ -181,6 +181,7 @@ class HousePages:
                     "closes": book.record.settings.book.closes.isoformat(),
                     "url": book.url,
                     "counts": {kind: len(book.record.entities[kind]) for kind in _kinds(book)},
+                    "quotes": dict(zip(("proved", "made"), self.view.quotes(book), strict=True)),
                 }
                 for book in self.series.books
             ],
