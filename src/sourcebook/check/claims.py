@@ -73,7 +73,7 @@ def _claims(text: str) -> list[tuple[int, str, str]]:
     found = []
     for match in _CLAIM.finditer(text):
         start = match.start()
-        if any(a <= start < b for a, b in quoted):
+        if marks.within(quoted, start):
             continue
         if _DENIED_BEFORE.search(text, max(0, start - 12), start) is not None:
             continue

@@ -22,9 +22,9 @@ def check_embeds(record: Record, graph: Graph, diagnostics: Diagnostics) -> None
         for field, text in entity.prose():
             if "![[" not in text:
                 continue
-            figures = _figure_lines(text) if entity.KIND == "paper" and field == "body" else []
+            figures = _figure_lines(text) if entity.KIND == "paper" and field == "body" else set()
             for embed in embeds(text):
-                if any(a <= embed.start < b for a, b in figures):
+                if embed.start in figures:
                     continue
                 problem = _problem(record, embed)
                 if problem is not None:
@@ -32,8 +32,9 @@ def check_embeds(record: Record, graph: Graph, diagnostics: Diagnostics) -> None
                     diagnostics.error(where.at(embed.start), "L008", *problem)
 
 
-def _figure_lines(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in EMBED_LINE.finditer(text)]
+def _figure_lines(text: str) -> set[int]:
+    """Where each line of a paper that is a figure starts."""
+    return {m.start() for m in EMBED_LINE.finditer(text)}
 
 
 def _problem(record: Record, embed: Embed) -> tuple[str, str | None] | None:

@@ -23,9 +23,10 @@ that retires the figure, or a sentence that links it.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.link import prose as marks
@@ -36,7 +37,6 @@ from sourcebook.model.figures import placed_figures
 from sourcebook.model.known import PAST_STATUSES, known
 from sourcebook.model.quantities import Quantity, quantities
 from sourcebook.model.record import Record
-from sourcebook.model.refs import Key
 from sourcebook.model.retired import Retired, retired
 
 PLAN_WORDS = re.compile(
@@ -53,37 +53,57 @@ _MAY_SAY = re.compile(r"\d|[kMGT]W|(?i:watt|GPU|chip|accelerator|H100)")
 """What a text that says a quantity holds: most texts hold none, and skip the rest."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Held:
-    """One figure of a campus, as a prose number is held to it."""
+class _Values:
+    """The values of some figures, sorted: whether one lies in a range is a bisection."""
 
-    figure: str
-    value: float
-    fact: bool
-    """It says what is or was (operating, under construction, cancelled, a market's)."""
-    retired: Retired | None
+    def __init__(self) -> None:
+        self.found: list[tuple[float, str]] = []
+        self.values: list[float] = []
+
+    def add(self, value: float, figure: str) -> None:
+        self.found.append((value, figure))
+
+    def sort(self) -> None:
+        self.found.sort()
+        self.values = [value for value, _ in self.found]
+
+    def first_in(self, said: Quantity) -> str | None:
+        """The figure of the least value in the range `said` allows; None for none."""
+        index = bisect.bisect_left(self.values, said.low)
+        if index < len(self.values) and self.values[index] <= said.high:
+            return self.found[index][1]
+        return None
 
 
 class _Figures:
-    """Every figure of every campus, by campus and dimension."""
+    """Every figure of every campus, by campus, dimension, whether it says what is or was
+    (operating, under construction, cancelled, a market's) and whether it is retired."""
 
     def __init__(self, record: Record):
-        gone = retired(record, known(record))
-        self.held: dict[tuple[str, str], list[_Held]] = defaultdict(list)
+        self.retired = retired(record, known(record))
+        self.held: dict[tuple[str, str, bool, bool], _Values] = defaultdict(_Values)
         for p in placed_figures(record):
             base = p.base()
             if p.owner.KIND != "campus" or base is None:
                 continue
-            fact = p.figure.status in PAST_STATUSES
-            self.held[(p.owner.id, base[1])].append(_Held(p.id, base[0], fact, gone.get(p.id)))
+            gone = p.id in self.retired
+            self.held[(p.owner.id, base[1], True, gone)].add(base[0], p.id)
+            if p.figure.status in PAST_STATUSES:
+                self.held[(p.owner.id, base[1], False, gone)].add(base[0], p.id)
+        for values in self.held.values():
+            values.sort()
 
-    def bearing(self, campus: str, said: Quantity, plan: bool) -> list[_Held]:
-        """The campus's figures that bear out `said`, counted or retired."""
-        return [
-            h
-            for h in self.held.get((campus, said.dimension), ())
-            if (plan or h.fact) and said.allows(h.value)
-        ]
+    def bearing(self, campus: str, said: Quantity, plan: bool) -> tuple[bool, Retired | None]:
+        """Whether a counted figure of the campus bears `said` out; if none does, the
+        retirement of a retired one that does (None where none does either)."""
+        if self._first(campus, said, plan, False) is not None:
+            return True, None
+        figure = self._first(campus, said, plan, True)
+        return False, self.retired[figure] if figure is not None else None
+
+    def _first(self, campus: str, said: Quantity, plan: bool, gone: bool) -> str | None:
+        values = self.held.get((campus, said.dimension, plan, gone))
+        return values.first_in(said) if values is not None else None
 
 
 def check_prose_numbers(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
@@ -93,18 +113,18 @@ def check_prose_numbers(record: Record, graph: Graph, diagnostics: Diagnostics) 
     figures = _Figures(record)
     matcher = graph.matcher or build_matcher(record)
     for entity in record:
-        for field, text in entity.prose():
-            if _unchecked(entity, field) or _MAY_SAY.search(text) is None:
+        for name, text in entity.prose():
+            if _unchecked(entity, name) or _MAY_SAY.search(text) is None:
                 continue
             regions = _regions(text)
-            said = [q for q in quantities(text) if not _masked(q, regions)]
+            said = [q for q in quantities(text) if not marks.within(regions, q.start)]
             if said:
-                _Field(entity, field, text, record, diagnostics).check(said, figures, matcher)
+                _Field(entity, name, text, record, diagnostics).check(said, figures, matcher)
 
 
-def _unchecked(entity: Entity, field: str) -> bool:
-    return (entity.KIND == "source" and field == "title") or (
-        entity.KIND == "correction" and field == "wrong"
+def _unchecked(entity: Entity, name: str) -> bool:
+    return (entity.KIND == "source" and name == "title") or (
+        entity.KIND == "correction" and name == "wrong"
     )
 
 
@@ -113,11 +133,19 @@ def _regions(text: str) -> list[tuple[int, int]]:
     regions = marks.quote_spans(text).spans
     if marks.may_mask(text):
         regions = [*regions, *marks.masked_regions(text)]
-    return regions
+    return marks.merged(regions)
 
 
-def _masked(said: Quantity, regions: list[tuple[int, int]]) -> bool:
-    return any(start <= said.start < end for start, end in regions)
+@dataclass
+class _Sentence:
+    """What one sentence of a field holds: its numbers, the campuses it names and the
+    corrections it links."""
+
+    start: int
+    end: int
+    said: list[Quantity] = field(default_factory=list)
+    campuses: set[str] = field(default_factory=set)
+    corrections: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -125,30 +153,51 @@ class _Field:
     """One prose field whose numbers are being held to the figures."""
 
     entity: Entity
-    field: str
+    name: str
     text: str
     record: Record
     diagnostics: Diagnostics
 
     def check(self, said: list[Quantity], figures: _Figures, matcher: NameMatcher) -> None:
-        named, linked = self._named(matcher)
-        for start, end in marks.sentences(self.text):
-            inside = [q for q in said if start <= q.start < end]
-            if not inside:
-                continue
-            campuses = {key[1] for at, key in named if start <= at < end}
+        for sentence in self._sentences(said, matcher):
+            campuses = sentence.campuses
             if not campuses and self.entity.KIND == "campus":
                 campuses = {self.entity.id}
-            if len(campuses) != 1:
+            if not sentence.said or len(campuses) != 1:
                 continue
             (campus,) = campuses
-            plan = self._plan(start, end)
-            corrections = {key[1] for at, key in linked if start <= at < end}
+            plan = self._plan(sentence.start, sentence.end)
             if self.entity.KIND == "correction":
-                corrections.add(self.entity.id)
-            for quantity in inside:
-                found = figures.bearing(campus, quantity, plan)
-                self._report(quantity, campus, found, plan, corrections)
+                sentence.corrections.add(self.entity.id)
+            for quantity in sentence.said:
+                counted, retired_by = figures.bearing(campus, quantity, plan)
+                if not counted:
+                    self._report(quantity, campus, retired_by, plan, sentence.corrections)
+
+    def _sentences(self, said: list[Quantity], matcher: NameMatcher) -> list[_Sentence]:
+        """The field's sentences, each with what it holds: one pass over each, every
+        place put in its sentence by a bisection."""
+        found = [_Sentence(start, end) for start, end in marks.sentences(self.text)]
+        starts = [sentence.start for sentence in found]
+
+        def of(at: int) -> _Sentence:
+            return found[bisect.bisect_right(starts, at) - 1]
+
+        for quantity in said:
+            of(quantity.start).said.append(quantity)
+        text = self.text
+        masked = marks.masked_regions(text) if marks.may_mask(text) else []
+        for mention in matcher.find(text, masked):
+            for target in mention.targets:
+                if target[0] == "campus":
+                    of(mention.start).campuses.add(target[1])
+        for link in marks.wiki_links(text) if "[[" in text else ():
+            key = resolve_wiki(self.record, link.kind, link.target)
+            if key is not None and key[0] == "campus":
+                of(link.start).campuses.add(key[1])
+            elif key is not None and key[0] == "correction":
+                of(link.start).corrections.add(key[1])
+        return found
 
     def _plan(self, start: int, end: int) -> bool:
         """Whether the sentence speaks of what is to come: a word of plans, or a year
@@ -158,32 +207,17 @@ class _Field:
         closes = self.record.settings.book.closes.year
         return any(int(y[0]) > closes for y in _YEAR.finditer(self.text, start, end))
 
-    def _named(self, matcher: NameMatcher) -> tuple[list[tuple[int, Key]], list[tuple[int, Key]]]:
-        """Where the text names each campus (by a name or alias, or a wiki link), and
-        where it links each correction."""
-        text = self.text
-        masked = marks.masked_regions(text) if marks.may_mask(text) else []
-        campuses = [
-            (mention.start, target)
-            for mention in matcher.find(text, masked)
-            for target in mention.targets
-            if target[0] == "campus"
-        ]
-        corrections = []
-        for link in marks.wiki_links(text) if "[[" in text else ():
-            key = resolve_wiki(self.record, link.kind, link.target)
-            if key is not None and key[0] == "campus":
-                campuses.append((link.start, key))
-            elif key is not None and key[0] == "correction":
-                corrections.append((link.start, key))
-        return campuses, corrections
-
     def _report(
-        self, quantity: Quantity, campus: str, found: list[_Held], plan: bool, linked: set[str]
+        self,
+        quantity: Quantity,
+        campus: str,
+        retired_by: Retired | None,
+        plan: bool,
+        linked: set[str],
     ) -> None:
         words = self.text[quantity.start : quantity.end]
         title = getattr(self.record.get("campus", campus), "title", campus)
-        if not found:
+        if retired_by is None:
             what = "" if plan else " as what is or was"
             self._warn(
                 quantity,
@@ -192,23 +226,19 @@ class _Field:
                 "give the campus the figure, with its source, or say what its figures say; "
                 "a source's own words belong in curly quotes",
             )
-            return
-        if any(h.retired is None for h in found):
-            return
-        why = found[0].retired
-        assert why is not None
-        if why.correction is not None and why.correction in linked:
-            return
-        by = f"correction '{why.correction}'" if why.correction else "the record's doubt"
-        self._warn(
-            quantity,
-            "C002",
-            f"'{words}' said of {title} rests only on figure '{why.figure}', which {by} retired",
-            "say what the record holds now; to tell of the wrong figure, quote the source's "
-            "words and link the correction",
-        )
+        elif retired_by.correction is None or retired_by.correction not in linked:
+            by = retired_by.correction
+            why = f"correction '{by}'" if by else "the record's doubt"
+            self._warn(
+                quantity,
+                "C002",
+                f"'{words}' said of {title} rests only on figure '{retired_by.figure}', "
+                f"which {why} retired",
+                "say what the record holds now; to tell of the wrong figure, quote the "
+                "source's words and link the correction",
+            )
 
     def _warn(self, quantity: Quantity, code: str, message: str, hint: str) -> None:
-        entity, field = self.entity, self.field
-        where = positions(entity.prose_pos(field), self.text, entity.prose_span(field))
+        entity, name = self.entity, self.name
+        where = positions(entity.prose_pos(name), self.text, entity.prose_span(name))
         self.diagnostics.warning(where.at(quantity.start), code, message, hint)

@@ -155,7 +155,7 @@ class PageProse:
         shows the proof of its quotes, which check makes, and this may run while check
         does (see `warm_citations`). Nothing of an entity whose prose says a computed
         value before derive has computed it."""
-        if self.waits(entity):
+        if self._waits(entity):
             return
         for name in entity.PROSE_FIELDS:
             text: object = getattr(entity, name, None)
@@ -176,7 +176,7 @@ class PageProse:
         """Render each source's full citation and list item, given what check proved of
         its quotes; return them as `caches` would, and nothing else."""
         self.citations.proven.update(proven)
-        sources = [source for source in sources if not self.waits(source)]
+        sources = [source for source in sources if not self._waits(source)]
         for source in sources:
             self.fragment("source", source)
         keys = [source.key for source in sources]
@@ -187,7 +187,7 @@ class PageProse:
             self.citations._full.subset(key[1] for key in keys),
         )
 
-    def waits(self, entity: Entity) -> bool:
+    def _waits(self, entity: Entity) -> bool:
         """Whether some prose of `entity` says a computed value derive has not given yet."""
         return any(self.renderer.waits(text) for _name, text in entity.prose())
 
