@@ -18,6 +18,7 @@ from sourcebook.link import prose as marks
 from sourcebook.link.graph import positions
 from sourcebook.model.figures import placed_figures
 from sourcebook.model.record import Record
+from sourcebook.model.spans import within
 
 _CLAIM = re.compile(
     r"\b(?P<all>every|all|each)\b(?P<between>[^.!?;,\n]{0,40}?)"
@@ -73,7 +74,7 @@ def _claims(text: str) -> list[tuple[int, str, str]]:
     found = []
     for match in _CLAIM.finditer(text):
         start = match.start()
-        if marks.within(quoted, start):
+        if within(quoted, start):
             continue
         if _DENIED_BEFORE.search(text, max(0, start - 12), start) is not None:
             continue

@@ -38,6 +38,7 @@ from sourcebook.model.known import PAST_STATUSES, known
 from sourcebook.model.quantities import Quantity, quantities
 from sourcebook.model.record import Record
 from sourcebook.model.retired import Retired, retired
+from sourcebook.model.spans import merged, within
 
 PLAN_WORDS = re.compile(
     r"\b(?:will|would|shall|could|may|might|plans?|planned|planning|targets?|targeted|"
@@ -117,7 +118,7 @@ def check_prose_numbers(record: Record, graph: Graph, diagnostics: Diagnostics) 
             if _unchecked(entity, name) or _MAY_SAY.search(text) is None:
                 continue
             regions = _regions(text)
-            said = [q for q in quantities(text) if not marks.within(regions, q.start)]
+            said = [q for q in quantities(text) if not within(regions, q.start)]
             if said:
                 _Field(entity, name, text, record, diagnostics).check(said, figures, matcher)
 
@@ -133,7 +134,7 @@ def _regions(text: str) -> list[tuple[int, int]]:
     regions = marks.quote_spans(text).spans
     if marks.may_mask(text):
         regions = [*regions, *marks.masked_regions(text)]
-    return marks.merged(regions)
+    return merged(regions)
 
 
 @dataclass

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -267,28 +266,6 @@ def sentences(text: str) -> list[tuple[int, int]]:
     an abbreviation's full stop ends one too, which only ever makes them shorter)."""
     cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
     return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
-
-
-def merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The spans sorted, those that overlap or touch joined: disjoint, for `within`."""
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1]:
-            out[-1] = (out[-1][0], max(end, out[-1][1]))
-        else:
-            out.append((start, end))
-    return out
-
-
-def within(spans: list[tuple[int, int]], at: int) -> bool:
-    """Whether offset `at` stands inside one of `spans` (sorted and disjoint, as `merged`
-    makes them): one bisection, however many there are."""
-    index = bisect.bisect_right(spans, (at, _PAST)) - 1
-    return index >= 0 and spans[index][0] <= at < spans[index][1]
-
-
-_PAST = 1 << 62
-"""An offset past the end of any text."""
 
 
 def masked_regions(text: str) -> list[tuple[int, int]]:

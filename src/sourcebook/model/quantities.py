@@ -20,21 +20,29 @@ import re
 from dataclasses import dataclass
 
 from sourcebook.model.numbers import NUMBER_WORDS, SCALES, word_value
+from sourcebook.model.spans import merged
 from sourcebook.model.units import to_base
 
 _VENDOR = r"(?:(?:Nvidia|NVIDIA|AMD|Google|Amazon|AWS|Intel)\s)?"
 _CHIP_MODEL = r"(?:[A-Z]{1,3}\d{2,4}[A-Z]?|Hopper|Blackwell|Trainium\d?|TPU(?:\s?v\d+)?)"
 _CHIP_NOUN = r"(?:AI\s)?(?:GPUs?|chips?|accelerators?)\b"
-_QUANTITY = re.compile(
+_UNIT = re.compile(
+    r"(?<![A-Za-z])(?P<power>[kMGT]W|(?i:kilowatts?|megawatts?|gigawatts?|terawatts?))"
+    r"(?![A-Za-z])"
+    r"|\b(?P<compute>H100e|H100[ -]equivalents?)\b"
+    rf"|\b(?P<chips>{_VENDOR}(?:{_CHIP_MODEL}(?:s\b|\s{_CHIP_NOUN})|{_CHIP_NOUN}))"
+)
+"""A unit of power, chips or H100-equivalents: where a quantity ends."""
+_NUMBER = re.compile(
     r"(?:(?<![\w.,])(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<decimals>\d+))?"
     rf"|\b(?P<words>(?i:{NUMBER_WORDS}))\b)"
     r"(?:[ -]?(?P<scale>(?i:thousand|million|billion))\b|(?P<abbr>[kKMB])(?![A-Za-z0-9]))?"
-    r"[ -]?(?:"
-    r"(?P<power>[kMGT]W|(?i:kilowatts?|megawatts?|gigawatts?|terawatts?))(?![A-Za-z])"
-    r"|(?P<compute>H100e|H100[ -]equivalents?)\b"
-    rf"|(?P<chips>{_VENDOR}(?:{_CHIP_MODEL}(?:s\b|\s{_CHIP_NOUN})|{_CHIP_NOUN}))"
-    r")"
+    r"[ -]?$"
 )
+"""The number right before a unit, its scale included, searched for in a few characters
+before the unit only: each unit looks back a bounded way, so the text is read once."""
+_BEFORE = 48
+"""How far before a unit its number may start."""
 _POWER_UNITS = {"k": "kW", "m": "MW", "g": "GW", "t": "TW"}
 _AT_LEAST = ("more than", "over", "above", "at least", "beyond", "upwards of", "in excess of")
 _AT_MOST = ("up to", "nearly", "almost", "under", "less than", "below", "at most")
@@ -61,8 +69,12 @@ class Quantity:
 def quantities(text: str) -> list[Quantity]:
     """Every quantity of power, chips or H100-equivalents said in `text`, in order."""
     found = []
-    for match in _QUANTITY.finditer(text):
-        unit, dimension = _unit(match)
+    for unit_match in _units(text):
+        at = unit_match.start()
+        match = _NUMBER.search(text, max(0, at - _BEFORE), at)
+        if match is None:
+            continue
+        unit, dimension = _unit(unit_match)
         if dimension != "power" and _model_number(text, match):
             continue
         value, step = _number(match)
@@ -76,8 +88,33 @@ def quantities(text: str) -> list[Quantity]:
             high = math.inf
         elif said == "at most":
             low = 0.0
-        found.append(Quantity(match.start(), match.end(), value, dimension, low, high))
+        found.append(Quantity(match.start(), unit_match.end(), value, dimension, low, high))
     return found
+
+
+_ANCHORS = ("W", "att", "GPU", "gpu", "hip", "ccelerator", "H10")
+"""What every unit holds (`kW` to `TW` and `Watts` a W, `megawatts` an `att`, `chips` a
+`hip`, `H100e` an `H10`, …): found by `str.find`, far faster than the unit pattern tried
+at each place."""
+_MODEL_PLURAL = re.compile(r"\d[A-Z]?s\b")
+"""What a chip's name in the plural holds (`GB200s`), the one unit no anchor finds."""
+_AROUND = (40, 24)
+"""How far before and after an anchor its unit may start and end."""
+
+
+def _units(text: str) -> list[re.Match[str]]:
+    """Every unit of `text`, found near its anchors only: each window around one is read
+    once (the windows joined where they overlap), so the text is read a bounded number
+    of times."""
+    anchors = [m.start() for m in _MODEL_PLURAL.finditer(text)]
+    for anchor in _ANCHORS:
+        at = text.find(anchor)
+        while at >= 0:
+            anchors.append(at)
+            at = text.find(anchor, at + 1)
+    before, after = _AROUND
+    windows = merged((max(0, at - before), at + after) for at in anchors)
+    return [m for start, end in windows for m in _UNIT.finditer(text, start, end)]
 
 
 def _number(match: re.Match[str]) -> tuple[float, float]:
