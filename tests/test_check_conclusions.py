@@ -353,3 +353,41 @@ def test_the_bundled_record_is_clean_of_every_new_rule() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     codes = {d["code"] for d in json.loads(done.stdout)["diagnostics"]}
     assert not codes & {"C001", "C002", "C003", "C004", "L008"}, codes
+
+
+def test_every_text_field_of_every_kind_is_prose_shown_plain_or_not_shown() -> None:
+    """A new text field must be sorted into one of the three, or C003 would not see it."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from sourcebook.check.markup import NOT_SHOWN, SHOWN_PLAIN
+    from sourcebook.model.base import Entity
+    from sourcebook.model.kinds import KINDS
+
+    def texts(annotation: object) -> bool:
+        return annotation is str or any(texts(a) for a in typing.get_args(annotation))
+
+    def models(annotation: object) -> list[type[BaseModel]]:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return [annotation]
+        return [m for a in typing.get_args(annotation) for m in models(a)]
+
+    unsorted = []
+    seen: set[type] = set()
+    todo: list[tuple[type[BaseModel], frozenset[str]]] = [
+        (kind.model, frozenset(kind.model.PROSE_FIELDS)) for kind in KINDS
+    ]
+    while todo:
+        model, prose = todo.pop()
+        if model in seen:
+            continue
+        seen.add(model)
+        shown = SHOWN_PLAIN.get(model.__name__, frozenset())
+        if issubclass(model, Entity):
+            shown |= SHOWN_PLAIN["Entity"]
+        for name, info in model.model_fields.items():
+            todo += [(inner, frozenset()) for inner in models(info.annotation)]
+            if texts(info.annotation) and name not in shown | NOT_SHOWN | prose | {"body"}:
+                unsorted.append(f"{model.__name__}.{name}")
+    assert unsorted == []

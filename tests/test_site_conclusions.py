@@ -239,3 +239,30 @@ def test_the_house_front_page_counts_its_proven_quotes(tmp_path: Path) -> None:
         f"Of the {made} quotes its volumes make, {proved} are proven against an archived" in front
     )
     assert "every quote proven" not in front
+
+
+def test_prose_rendered_ahead_by_workers_waits_for_its_computed_values(
+    small, tmp_path: Path
+) -> None:
+    """`build` on two cores renders the prose in workers while check runs, before derive:
+    what says a computed value (the paper, a source's annotation) is rendered after, the
+    same as in one process."""
+    from sourcebook.pipeline import KeptRuns
+    from sourcebook.pipeline import build as build_record
+
+    annotated = RECORD["sources/report.md"].replace(
+        'date: "2025-10-01"\n', 'date: "2025-10-01"\n        annotation: It has ![[campus:hall]].\n'
+    )
+    root = small({"sources/report.md": annotated})
+    sites = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"jobs-{jobs}"
+        done = build_record(root, out, jobs=jobs, search=False, kept=KeptRuns.in_memory())
+        assert done.site is not None
+        sites[jobs] = tmp_path / f"jobs-{jobs}"
+    for url in ("/vol1/paper", "/vol1/sources/press"):
+        assert page(sites[1], url) == page(sites[2], url)
+    assert said_by(sites[2]) == ["300 MW", "300 MW", "The Hall", "operating"]
+    assert computed_in(page(sites[2], "/vol1/sources/press")) == [
+        ("/vol1/ledger/hall#figure-hall-300", "300 MW")
+    ]
