@@ -15,10 +15,14 @@ from collections.abc import Callable
 from sourcebook.check import (
     addresses,
     charts,
+    claims,
     dates,
+    embeds,
     figures,
     manifests,
+    markup,
     names,
+    prose_numbers,
     quotes,
     references,
     roles,
@@ -45,6 +49,7 @@ ENTITY_RULES: list[EntityRule] = [
     dates.check_dates,
     roles.check_roles,
     sizes.check_sizes,
+    markup.check_markup,
 ]
 
 RULES: list[Rule] = [
@@ -58,6 +63,8 @@ RULES: list[Rule] = [
     scenarios.check_scenarios,
     charts.check_specs,
     manifests.check_releases,
+    embeds.check_embeds,
+    prose_numbers.check_prose_numbers,
 ]
 
 
@@ -77,4 +84,6 @@ def check_record(
         check_each(record, ENTITY_RULES, diagnostics, kept if kept is not None else Kept(CHECKED))
     for rule in RULES if rules is None else rules:
         rule(record, graph, diagnostics)
+    if rules is None:
+        claims.check_claims(record, proofs, diagnostics)
     return proofs

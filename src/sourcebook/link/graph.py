@@ -454,7 +454,7 @@ def _link_prose(
                 "wiki",
                 name,
                 positions.at(link.start),
-                link.target,
+                f"{link.kind}:{link.target}" if link.kind else link.target,  # as written
                 resolved=record.get(*target) is not None or target in record.broken,
             )
         )
@@ -508,6 +508,12 @@ def resolve_wiki(record: Record, kind: str | None, target: str) -> Key | None:
         if record.get(each.name, target) is not None:
             return (each.name, target)
     return None
+
+
+def positions(base: Pos, text: str, written: str | None = None) -> _Positions:
+    """Where each offset of a front-matter value or body stands in its file: `base` where
+    it starts, `written` the value as written where YAML folded it."""
+    return _Positions(base, text, written)
 
 
 class _Positions:

@@ -55,6 +55,8 @@ def plain_marks(text: str) -> list[re.Match[str]] | None:
     as markdown-it would render it, faster (the site's `ProseRenderer` renders it so).
     """
     found: list[re.Match[str]] = []
+    if "![[" in text:  # an embed, which only the inline rules read (`parser`)
+        return None
     if "[" in text or "`" in text:
         marked = own_marks(text)
         if marked is None or not all(map(_plain_mark, marked)):
@@ -145,11 +147,13 @@ def _figure_marker(found: re.Match[str]) -> str:
 def parser(paper: bool = False) -> MarkdownIt:
     """markdown-it as record prose reads: CommonMark without raw HTML, links only to safe
     addresses (`safe_link`), and the record's marks as inline rules, each a token:
-    `wikilink`, `marked` and `citation`. A paper's has footnotes too."""
+    `embed` (`![[kind:id|what]]`, a value the record computes), `wikilink`, `marked` and
+    `citation`. A paper's has footnotes too."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.validateLink = safe_link  # type: ignore[method-assign]
+    md.inline.ruler.before("link", "embed", _embed)
     md.inline.ruler.before("link", "wikilink", _scan(marks.WIKI_LINK, "wikilink", _wiki_meta))
     md.inline.ruler.before("link", "marked", _scan(marks.MARKED_SPAN, "marked", _marked_meta))
     md.inline.ruler.before("link", "citation", _scan(marks.CITATION, "citation", _cite_meta))
@@ -177,6 +181,20 @@ def _scan(pattern: re.Pattern, kind: str, meta: Callable[[re.Match], dict | None
         return True
 
     return rule
+
+
+def _embed(state: StateInline, silent: bool) -> bool:
+    """The inline rule of an embed: `![[…]]` at the cursor, one token."""
+    if state.src[state.pos] != "!":
+        return False
+    found = marks.embed_at(state.src, state.pos, state.posMax)
+    if found is None:
+        return False
+    if not silent:
+        token = state.push("embed", "", 0)
+        token.meta = {"kind": found.kind, "target": found.target, "what": found.what}
+    state.pos = found.end
+    return True
 
 
 def _wiki_meta(found: re.Match) -> dict:

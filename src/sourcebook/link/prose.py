@@ -43,6 +43,18 @@ class WikiLink(NamedTuple):
     shown: str | None
 
 
+class Embed(NamedTuple):
+    """`![[kind:id|what]]`: a value the record computes, said in prose (`EMBEDDED`)."""
+
+    start: int
+    end: int
+    kind: str | None
+    target: str
+    what: str | None
+    """What of the entity is said (`campus` of a row, `chips` of a campus); None for the
+    kind's first."""
+
+
 class Citation(NamedTuple):
     start: int
     end: int
@@ -172,6 +184,52 @@ def _wiki_links(matches: Iterable[re.Match[str]]) -> list[WikiLink]:
     return out
 
 
+EMBEDDED: dict[str, tuple[str, ...]] = {
+    "indicator": ("value", "campus"),
+    "campus": ("power", "chips", "stage"),
+    "test": ("verdict",),
+}
+"""What prose may embed of each kind, the first of each when it says nothing: a scorecard
+row's value or the campus it is at; a campus's evidenced operating power, its chips
+running or its stage; a test's verdict."""
+
+_EMBED_STOP = re.compile(r"\]\]|[\[\]\n]")
+"""Where an embed's inside ends: its closing brackets, or a bracket or line break that
+makes it none."""
+
+
+def embeds(text: str) -> list[Embed]:
+    """Every `![[…]]` of `text`, in order. Found with `str.find` and one search per
+    embed that stops at the first bracket, so each character is looked at a bounded number
+    of times: linear in the text whatever it holds."""
+    found = []
+    at = text.find("![[")
+    while at >= 0:
+        embed = embed_at(text, at)
+        if embed is not None:
+            found.append(embed)
+        at = text.find("![[", embed.end if embed is not None else at + 3)
+    return found
+
+
+def embed_at(text: str, at: int, end: int | None = None) -> Embed | None:
+    """The embed that starts at `at` (before `end`), or None where none does."""
+    if not text.startswith("![[", at):
+        return None
+    stop = _EMBED_STOP.search(text, at + 3, len(text) if end is None else end)
+    if stop is None or stop[0] != "]]":
+        return None
+    inside = text[at + 3 : stop.start()]
+    named, bar, what = inside.partition("|")
+    kind, colon, target = named.partition(":")
+    if not colon:
+        kind, target = "", named
+    target = target.strip()
+    if not target or (bar and not what.strip()):
+        return None
+    return Embed(at, stop.end(), kind.strip() or None, target, what.strip() or None)
+
+
 def citations(text: str) -> list[Citation]:
     return _citations(CITATION.finditer(text))
 
@@ -250,6 +308,20 @@ def _quotes(
 def _unmarked_text(quoted: str) -> str:
     """A quote's words, a span marked inside it as not the source's shown as plain words."""
     return MARKED_SPAN.sub(r"\1", quoted) if "]{." in quoted else quoted
+
+
+_SENTENCE_END = re.compile(
+    r"[.!?][”’\"')\]]*\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+#>|]|\d{1,9}[.)])[ \t])"
+)
+"""Where a sentence ends: a full stop (or ! or ?) and space, a blank line, or the start of
+a list item, heading, quotation or table row."""
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `text`, in order (as `_SENTENCE_END` cuts them:
+    an abbreviation's full stop ends one too, which only ever makes them shorter)."""
+    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
 
 def masked_regions(text: str) -> list[tuple[int, int]]:

@@ -227,7 +227,7 @@ class Source(Entity):
     """A cited work. Its id is its anchor on its category's page."""
 
     KIND: ClassVar[str] = "source"
-    PROSE_FIELDS = ("title", "annotation", "body")
+    PROSE_FIELDS = ("title", "annotation", "read", "body")
     REF_FIELDS = (
         RefField("authors", "person"),
         RefField("organizations", "party"),
@@ -263,7 +263,8 @@ class Source(Entity):
         description="What the record takes from it; words in curly quotes are quotes.",
     )
     read: str | None = Field(
-        default=None, description="What was read, where that is not the whole work."
+        default=None,
+        description="What was read, where that is not the whole work; prose, as the annotation is.",
     )
     sponsor: str | None = Field(default=None, description="Who sponsored it, as it says.")
     disputed_by: list[str] = Field(

@@ -187,3 +187,14 @@ def _unit(text: str) -> str | None:
         if pattern.match(text):
             return unit
     return None
+
+
+NUMBER_WORDS = _WORDS
+"""A number written in words (`five`, `twenty-two`, `three hundred`), as a pattern."""
+SCALES = _SCALES
+"""Each scale word and abbreviation (`million`, `bn`, `M`) and what it multiplies by."""
+
+
+def word_value(text: str) -> float:
+    """The value of a number written in words (as NUMBER_WORDS matches it)."""
+    return _words(text)

@@ -226,6 +226,7 @@ class HousePages:
                     "closes": str(book.record.settings.book.closes or ""),
                     "url": book.url,
                     "counts": {kind: len(book.record.entities[kind]) for kind in _kinds(book)},
+                    "quotes": dict(zip(("proved", "made"), self.view.quotes(book), strict=True)),
                 }
                 for book in self.series.books
             ],

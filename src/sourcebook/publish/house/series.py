@@ -216,6 +216,29 @@ class HouseView:
         view.prose.begin(CORRECTIONS_URL)
         return view
 
+    def quotes(self, book: Book | None = None) -> tuple[int, int]:
+        """(proved, made): the quotes a volume makes (every volume's, where none is named)
+        and how many the Library proves, as its compiled record counts them."""
+        names = [book.name] if book is not None else list(self._views)
+        counted = [self._views[name].computed.derived.overview for name in names]
+        made = sum(o.quotes for o in counted if o is not None)
+        return sum(o.quotes_proved for o in counted if o is not None), made
+
+    def proved(self) -> str:
+        """What the series proves of its quotes, as a sentence counted, never typed."""
+        proved, made = self.quotes()
+        if made == 0:
+            return "No volume quotes a source yet."
+        if proved == made:
+            return (
+                f"Every one of the {made:,} quotes its volumes make is proven against an "
+                "archived copy of its source."
+            )
+        return (
+            f"Of the {made:,} quotes its volumes make, {proved:,} are proven against an "
+            "archived copy of their source; the rest cite sources of which no copy is held yet."
+        )
+
     def prose(self, logged: Logged, field_name: str) -> Markup:
         return self._view(logged.book).prose.html(logged.correction, field_name, inline=True)
 

@@ -37,8 +37,9 @@ class Citations:
 
     def __init__(self, record: Record):
         self.record = record
-        self.annotation: Callable[[Source], Rendered] | None = None
-        """A source's annotation rendered, as the site's view renders (and keeps) it."""
+        self.prose: Callable[[Source, str], Rendered] | None = None
+        """A prose field of a source (its annotation, what was read) rendered, as the
+        site's view renders (and keeps) it."""
         self.disclose: Callable[[Party], Rendered] | None = None
         """What a publisher sells, as the site's view words it."""
         self.proofs: QuoteReport | None = None
@@ -98,14 +99,15 @@ class Citations:
 
     def _make_full(self, source: Source) -> Rendered:
         READS.entity(source)
-        assert self.annotation is not None, "Citations.annotation is set by the site's view"
-        annotation = self.annotation(source)
+        assert self.prose is not None, "Citations.prose is set by the site's view"
+        annotation = self.prose(source, "annotation")
         annotation = Rendered(self._mark_quotes(source, annotation.html), annotation.terms)
+        read = self.prose(source, "read")
         disclosures, terms = self._disclosures(source)
-        notes = self._notes(source, annotation.html)
+        notes = self._notes(source, read.html, annotation.html)
         head = self._head(source)
         html = head + notes + disclosures if notes or disclosures else sentence(head)
-        return Rendered(Markup(html), annotation.terms | terms)
+        return Rendered(Markup(html), annotation.terms | read.terms | terms)
 
     def _mark_quotes(self, source: Source, html: Markup) -> Markup:
         """Wrap each quote of the annotation in its verification, found by its words."""
@@ -169,10 +171,10 @@ class Citations:
             parts.append(f"doi:{source.doi}")
         return escape(", ".join(parts))
 
-    def _notes(self, source: Source, annotation: Markup) -> str:
+    def _notes(self, source: Source, read: Markup, annotation: Markup) -> str:
         parts: list[str] = []
-        if source.read:
-            parts.append(escape(source.read))
+        if read:
+            parts.append(read)
         if annotation:
             parts.append(annotation)
         if source.sponsor:

@@ -31,6 +31,8 @@ from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.urls import Urls
 
 _TAG = re.compile(r"<[^>]+>")
+CITED = ("annotation", "read")
+"""A source's prose fields that only its citation shows."""
 
 
 class PageProse:
@@ -38,7 +40,7 @@ class PageProse:
         self.record = record
         self.citations = citations
         self.renderer = ProseRenderer(record, urls, graph, citations.short)
-        citations.annotation = lambda source: self.rendered(source, "annotation", True)
+        citations.prose = lambda source, field: self.rendered(source, field, True)
         citations.disclose = self.disclosed
         self.env: Environment | None = None
         """The templates, for `fragment`; set by the build once it has made them."""
@@ -180,10 +182,13 @@ class PageProse:
 
         Not a source's citation, nor the annotation only its citation shows: the citation
         shows the proof of its quotes, which check makes, and this may run while check
-        does (see `warm_citations`)."""
+        does (see `warm_citations`). Nothing of an entity whose prose says a computed
+        value before derive has computed it."""
+        if self._waits(entity):
+            return
         for name in entity.PROSE_FIELDS:
             text: object = getattr(entity, name, None)
-            if name != "title" and text and not (name == "annotation" and entity.KIND == "source"):
+            if name != "title" and text and not (entity.KIND == "source" and name in CITED):
                 self.rendered(entity, name, inline=name != "body")
         if isinstance(entity, Term):
             self.plain(entity, "definition")
@@ -200,15 +205,20 @@ class PageProse:
         """Render each source's full citation and list item, given what check proved of
         its quotes; return them as `caches` would, and nothing else."""
         self.citations.proven.update(proven)
+        sources = [source for source in sources if not self._waits(source)]
         for source in sources:
             self.fragment("source", source)
         keys = [source.key for source in sources]
         return (
-            self._prose.subset((key, "annotation") for key in keys),
+            self._prose.subset((key, field) for key in keys for field in CITED),
             Shared(),
             self._fragments.subset(("source", key) for key in keys),
             self.citations._full.subset(key[1] for key in keys),
         )
+
+    def _waits(self, entity: Entity) -> bool:
+        """Whether some prose of `entity` says a computed value derive has not given yet."""
+        return any(self.renderer.waits(text) for _name, text in entity.prose())
 
     def caches(self) -> tuple[Shared, ...]:
         return (self._prose, self._plain, self._fragments, self.citations._full)

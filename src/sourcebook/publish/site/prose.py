@@ -3,7 +3,8 @@
 Markdown is parsed by markdown-it with HTML disabled, so nothing in the record can
 inject markup; links may only be http(s), mailto or site-relative (`safe_link`). On top of
 CommonMark: `[[id]]`, `[[kind:id]]` and `[[id|text]]` link to the entity;
-`[@id, p. 81]` links to the source; a span written `[“…”]{.scare}` or `{.title}`
+`![[kind:id|what]]` says a value derive computed of it (`embed`); `[@id, p. 81]` links to
+the source; a span written `[“…”]{.scare}` or `{.title}`
 shows its quoted text; and every name of a term, campus, party or person that link found
 in the text (`link.mentions`: outside links and code) links to its page. A term's link
 carries no definition: the page lists the definitions of the terms it mentions once, for
@@ -55,7 +56,15 @@ _PARAGRAPH = re.compile(r"[^\n]+(?:\n[^\n]+)*")
 """A paragraph of a plain text: lines with no empty line between."""
 _UNREAD = ("", "")
 
-__all__ = ["ProseRenderer", "Rendered", "paper_markdown", "safe_link"]
+__all__ = ["ProseRenderer", "Rendered", "Said", "paper_markdown", "safe_link"]
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A computed value as prose says it: its words, and where it is computed."""
+
+    text: str
+    url: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +98,9 @@ class ProseRenderer:
         self.graph = graph
         self.cite_label = cite_label
         self.md = _markdown(self)
+        self.embedded: Callable[[Entity, str | None], Said | None] | None = None
+        """What prose says of a value derive computed (`embedded.Embedded.said`), once it
+        has; before, no text with an embed is rendered (see `waits`)."""
         self._matcher = graph.matcher
         self._links = Shared()
         """Per entity: the opening tag of a link to it ("" if it has no page), its term id."""
@@ -218,14 +230,37 @@ class ProseRenderer:
         return f'<a class="mention" href="{_escape(url)}">', None
 
     def wiki(self, meta: dict, env: dict) -> str:
-        READS.note(("wiki", meta["kind"], meta["target"]))
-        key = self.graph.wiki.get((meta["kind"], meta["target"]), _UNREAD)
-        if key == _UNREAD:  # a wiki link link did not read
-            key = resolve_wiki(self.record, meta["kind"], meta["target"])
-        entity = self.record.get(*key) if key else None
+        entity = self._named(meta["kind"], meta["target"])
         if entity is None:
             return _escape(meta["shown"] or meta["target"])
         return self.link_to(entity.key, _escape(meta["shown"] or entity.title), env)
+
+    def _named(self, kind: str | None, target: str) -> Entity | None:
+        """The entity a wiki link or an embed names, as link resolved it."""
+        READS.note(("wiki", kind, target))
+        key = self.graph.wiki.get((kind, target), _UNREAD)
+        if key == _UNREAD:  # a wiki link link did not read
+            key = resolve_wiki(self.record, kind, target)
+        return self.record.get(*key) if key else None
+
+    def waits(self, text: str) -> bool:
+        """Whether `text` says a computed value that derive has not given yet."""
+        return self.embedded is None and "![[" in text
+
+    def embed(self, meta: dict, env: dict) -> str:
+        """A computed value (`![[kind:id|what]]`), worded as every page words it and
+        linked to where it is computed; a link to the entity where nothing of it is."""
+        entity = self._named(meta["kind"], meta["target"])
+        if entity is None:
+            return _escape(meta["target"])
+        if self.embedded is None:
+            raise RuntimeError("a computed value was rendered before derive computed it")
+        said = self.embedded(entity, meta["what"])
+        if said is None:
+            return self.link_to(entity.key, _escape(entity.title), env)
+        if said.url is None:
+            return f'<span class="computed">{_escape(said.text)}</span>'
+        return f'<a class="computed" href="{_escape(said.url)}">{_escape(said.text)}</a>'
 
     def citation(self, items: list[tuple[str, str | None]]) -> str:
         parts = []
@@ -255,6 +290,7 @@ def _markdown(renderer: ProseRenderer, paper: bool = False) -> MarkdownIt:
     md = reading.parser(paper)
     md.core.ruler.after("text_join", "mentions", lambda state: _mentions(state, renderer))
     md.core.ruler.after("block", "headings", _shift_headings)
+    md.add_render_rule("embed", lambda r, t, i, o, env: renderer.embed(t[i].meta, env))
     md.add_render_rule("wikilink", lambda r, t, i, o, env: renderer.wiki(t[i].meta, env))
     md.add_render_rule("citation", lambda r, t, i, o, env: _cited(renderer, t, i))
     md.add_render_rule("marked", _render_marked)

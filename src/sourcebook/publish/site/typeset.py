@@ -38,6 +38,12 @@ def text(value: str) -> str:
     return _SPECIAL.sub(r"\\\1", _SPACE.sub(" ", value))
 
 
+def _after_call(markup: str) -> str:
+    """Text right after an embedded call (`#link(…)[…]`): a `;` there would end the call
+    and be lost, a `(` or `.` carry it on, so the first is escaped."""
+    return "\\" + markup if markup[:1] in (";", "(", ".") else markup
+
+
 def string(value: str) -> str:
     """A Typst string literal."""
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -107,7 +113,7 @@ class Typst:
         out = [text(el.text or "")]
         for child in el:
             out.append(self.span(child))
-            out.append(text(child.tail or ""))
+            out.append(_after_call(text(child.tail or "")))
         return "".join(out)
 
     def span(self, el: Any) -> str:

@@ -25,6 +25,7 @@ from sourcebook.model.record import Record
 from sourcebook.publish.site.citations import Citations
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.drawn import DrawnCharts
+from sourcebook.publish.site.embedded import Embedded
 from sourcebook.publish.site.figures import Figures
 from sourcebook.publish.site.links import Links
 from sourcebook.publish.site.page_prose import PageProse
@@ -145,9 +146,11 @@ class SiteView:
         self.citations.proofs = proofs
 
     def use_derived(self, derived: Derived) -> None:
-        """What derive computed, for the pages that show it; no prose depends on it. The
-        charts' drawing begins (`drawn.finish` waits for it)."""
+        """What derive computed, for the pages that show it and the prose that says a
+        computed value (`embedded.py`). The charts' drawing begins (`drawn.finish` waits
+        for it)."""
         self._computed = Computed(derived)
+        self.prose.renderer.embedded = Embedded(self._computed, self.record, self.urls).said
         kept = state_folder(self.record.root, "charts") if self.record.of("chart") else None
         self._drawn = DrawnCharts(self.record, derived, self.urls, kept)
         self._drawn.start()
