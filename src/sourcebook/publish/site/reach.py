@@ -39,6 +39,7 @@ from markupsafe import Markup
 
 from sourcebook.compile.database import QueryError
 from sourcebook.derive import Derived
+from sourcebook.derive.campuses import CampusState, Carried, Step
 from sourcebook.derive.charts import ChartData, Overview
 from sourcebook.derive.machine import Edge, Evidenced, Holding, Machine, Node
 from sourcebook.derive.scenarios import Parameter as ScenarioParameter
@@ -57,6 +58,7 @@ from sourcebook.notify.policy import Column, Statement, Table
 from sourcebook.notify.site import SignupForm
 from sourcebook.publish.site import paper
 from sourcebook.publish.site.citations import Citations
+from sourcebook.publish.site.cite_formats import CiteFormat
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.drawn import Cell, DrawnCharts
 from sourcebook.publish.site.feeds import Entry, Feed
@@ -78,6 +80,7 @@ from sourcebook.publish.site.releases import Release, ReleaseFile
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem
 from sourcebook.publish.site.view import SiteView
+from sourcebook.publish.site.wayfinding import Crumb, MenuGroup
 
 PLAIN = frozenset(
     {
@@ -122,18 +125,20 @@ def readable() -> dict[type, frozenset[str]]:
     data: list[type] = [
         # the record's values
         CampusParty, Figure, Evidence, Parameter, Future, Highlight,
-        Book, Site, Notify, Limits,
+        Site, Notify, Limits,
         # what derive computed
         Overview, Node, Edge, Evidenced, Holding, FigureRef, Point, Year,
         Stated, ScenarioParameter, Backlinks,
         # what the pages are made of
         InSeries, NavItem, Cell, Entry, Feed, Drawing, Counted, OwnerRow, RoleRow,
-        paper.Figure, paper.RenderedPaper, SignupForm, Column, Table,
+        paper.Figure, paper.RenderedPaper, SignupForm, Column, Table, MenuGroup, Crumb,
+        CiteFormat, CampusState, Carried, Step,
     ]  # fmt: skip
     found = {kind: fields(kind) for kind in data}
     found |= {kind.model: fields(kind.model, *entity) for kind in KINDS}
     found |= {
         Settings: fields(Settings),
+        Book: fields(Book, "stands_at"),
         Derived: fields(Derived),
         Machine: fields(Machine, "campuses", "parties"),
         ChartData: fields(ChartData, "records"),
@@ -152,11 +157,23 @@ def readable() -> dict[type, frozenset[str]]:
         Page: frozenset({"url", "template", "listed"}),
         # the view and its parts
         SiteView: frozenset(
-            {"record", "releases", "nav", "nav_list", "series", "citations", "computed", "drawn"}
+            {
+                "record",
+                "releases",
+                "nav",
+                "nav_list",
+                "nav_menu",
+                "menu",
+                "trail",
+                "series",
+                "citations",
+                "computed",
+                "drawn",
+            }
         ),
         TracedRecord: frozenset({"of"}),
         Record: frozenset({"of"}),
-        Citations: frozenset({"short"}),
+        Citations: frozenset({"short", "head"}),
         Computed: frozenset(
             {
                 "derived",
@@ -167,6 +184,10 @@ def readable() -> dict[type, frozenset[str]]:
                 "conflicts",
                 "point",
                 "scenario",
+                "campus",
+                "owner",
+                "power",
+                "chips",
                 "shown",
                 "outcome",
                 "closed",
@@ -177,7 +198,9 @@ def readable() -> dict[type, frozenset[str]]:
                 "measure",
             }
         ),  # fmt: skip
-        DrawnCharts: frozenset({"charts", "data", "svg", "headings", "cells", "figure_url"}),
+        DrawnCharts: frozenset(
+            {"charts", "data", "svg", "headings", "cells", "figure_url", "figure_name"}
+        ),
         Links: frozenset(
             {
                 "url",
@@ -193,7 +216,7 @@ def readable() -> dict[type, frozenset[str]]:
             }
         ),  # fmt: skip
         PageProse: frozenset({"html", "plain", "fragment", "fragments", "cite", "disclosure"}),
-        Figures: frozenset({"shown", "by_id", "latest", "power_mw", "metric"}),
+        Figures: frozenset({"shown", "by_id", "metric"}),
         Query: frozenset(
             {
                 "entity",
@@ -214,7 +237,9 @@ def readable() -> dict[type, frozenset[str]]:
                 "category_label",
             }
         ),  # fmt: skip
-        MachineView: frozenset({"machine", "drawing", "roles", "rows", "owners", "total"}),
+        MachineView: frozenset(
+            {"machine", "drawing", "roles", "rows", "owners", "total", "by_campus"}
+        ),
         # a page's context that only its JSON twin reads
         MachineContext: frozenset(),
         ConsentPolicy: frozenset(),
