@@ -33,6 +33,7 @@ licence = "CC-BY-4.0"
 [site]
 base_url = "https://dryburgh.com"
 base_path = "/vol1"
+book_url = "https://dryburgh.com/vol1#buy"
 series_corrections_url = "https://dryburgh.com/corrections?book=vol1"
 """
 

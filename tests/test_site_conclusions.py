@@ -57,7 +57,7 @@ def test_a_sources_read_is_rendered_as_prose(bundled_site: Path) -> None:
     html = page(bundled_site, "/vol1/sources/press")
     start = html.index('id="geotv-amazon-rainier-trainium"')
     citation = html[start : html.index("</li>", start)] if "</li>" in html[start:] else html
-    assert "quotes keep them as printed (<a" in citation
+    assert "quotes keep them as printed [<a" in citation  # brackets inside the note’s parentheses
     assert 'href="/vol1/corrections/sources#geotv-rainier-misspelt"' in citation
 
 

@@ -47,10 +47,11 @@ def test_the_policy_comes_before_anything_a_template_writes(page: str, shown: st
 
 def test_the_policy_allows_only_the_site_and_an_origin_it_posts_to() -> None:
     assert page_policy(forms=["https://notify.example.com"]).endswith(
-        "form-action 'self' https://notify.example.com"
+        "form-action 'self' https://notify.example.com; "
+        "connect-src 'self' https://notify.example.com"
     )
     for slipped in ["https://a.com; script-src *", "https://a.com 'unsafe-inline'", "*"]:
-        assert page_policy(forms=[slipped]).endswith("form-action 'self'")
+        assert page_policy(forms=[slipped]).endswith("form-action 'self'")  # and no connect-src
     assert "'wasm-unsafe-eval'" in page_policy(wasm=True)
     assert "'unsafe" not in page_policy() and "*" not in page_policy()
 
@@ -107,7 +108,10 @@ def test_a_house_serves_every_volume_with_its_headers(tmp_path: Path) -> None:
     rules = read_rules((folder / "_site" / "_headers").read_text(encoding="utf-8"))
     assert [r.pattern for r in rules] == ["/*", "/vol1/data/releases/2026-11-08/*"]
     policy = dict(headers_for(rules, "/vol2/"))["Content-Security-Policy"]
-    assert policy.endswith("form-action 'self' https://notify.dryburgh.com")
+    assert policy.endswith(
+        "form-action 'self' https://notify.dryburgh.com; "
+        "connect-src 'self' https://notify.dryburgh.com"
+    )
     for volume in ("vol1", "vol2"):
         html = (folder / "_site" / volume / "index.html").read_text(encoding="utf-8")
         assert html.count('<meta http-equiv="Content-Security-Policy"') == 1

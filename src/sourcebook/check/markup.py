@@ -29,7 +29,9 @@ SHOWN_PLAIN: dict[str, frozenset[str]] = {
     "Campus": frozenset({"location"}),
     "CampusParty": frozenset({"note", "supplies"}),
     "Figure": frozenset({"note", "method", "unreliable", "qualifier", "chip", "phase"}),
-    "Source": frozenset({"publication", "reprint", "sponsor", "pages"}),
+    "Source": frozenset(
+        {"publication", "reprint", "sponsor", "pages", "volume", "publisher_place"}
+    ),
     "Person": frozenset({"role", "given", "family"}),
     "Parameter": frozenset({"title", "note", "method"}),
     "Future": frozenset({"title", "summary"}),
@@ -43,10 +45,11 @@ NOT_SHOWN: frozenset[str] = frozenset(
         "id", "same_as", "chapters", "related", "chapter", "party", "source", "authors",
         "publisher", "disputed_by", "affiliations", "inputs", "corrects", "campus",
         "ramp", "revenue", "power_per_chip", "cost_per_power", "library", "hypothesis",
+        "organizations", "citation_key",
         # values of a vocabulary, days, addresses, code
         "status", "roles", "grade", "metric", "unit", "category", "type", "scope", "country",
         "quality", "csl_type", "doi", "urls", "url", "as_of", "stated", "date", "updated",
-        "deadline", "created", "tags", "query", "spec",
+        "deadline", "created", "tags", "query", "spec", "accessed", "language",
         # a source's own words, as it has them
         "quote", "exact", "prefix", "suffix",
     }
