@@ -143,7 +143,7 @@ def test_each_page_shows_the_one_meaning(site: Path) -> None:
 
 def test_a_later_phase_planned_never_moves_a_running_campus_back(site: Path) -> None:
     page = HTMLParser((site / "ledger" / "twin-halls" / "index.html").read_text("utf-8"))
-    assert page.css_first(".place .stage").text() == "operating"
+    assert page.css_first(".campus-state .stage").text() == "operating"
     ledger = HTMLParser((site / "ledger" / "index.html").read_text("utf-8"))
     assert ledger.css_first("td[data-label=Stage] .stage").text() == "operating"
 

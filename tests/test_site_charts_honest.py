@@ -258,7 +258,8 @@ def test_the_headline_and_the_tables_name_their_evidence_never_by_id(
     html: str, bundled_site: Path, db: sqlite3.Connection
 ) -> None:
     note = html.split('class="overview-note">', 1)[1].split("</dd>", 1)[0]
-    links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', note)
+    found = re.findall(r'<a href="([^"]+)">(.*?)</a>', note)
+    links = [(href, re.sub(r"<[^>]+>", "", text)) for href, text in found]  # values as <data>
     names = set(titles(db).values())
     power = {r["figure"] for r in db.execute("SELECT figure FROM campus_power")}
     assert len(links) == len(power) and not FIGURE_ID.search(re.sub(r"<[^>]+>", "", note))

@@ -95,6 +95,14 @@ class Computed:
         READS.note(("d", "campus", campus.id))
         return self._derived.campuses.get(campus.id)
 
+    def evidenced(self, measure: str) -> list[tuple[str, Carried]]:
+        """Each campus with its evidenced `measure` ('power' or 'chips'), by campus id."""
+        READS.note(("d", "*"))
+        if measure not in ("power", "chips"):
+            return []
+        found = [(c, getattr(s, measure)) for c, s in sorted(self._derived.campuses.items())]
+        return [(campus, carried) for campus, carried in found if carried is not None]
+
     def owner(self, figure: str) -> tuple[str, str] | None:
         """(kind, id) of the campus or party that holds a figure."""
         READS.note(("d", "point", figure))

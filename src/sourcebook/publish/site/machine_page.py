@@ -50,8 +50,11 @@ class Counted:
     """A number of the summary and the figures it sums, each linked."""
 
     text: str
-    figures: tuple[tuple[str, str], ...]
-    """(campus title, URL of the figure's row on the campus page)."""
+    figures: tuple[tuple[str, str, str, float], ...]
+    """(campus title, URL of the figure's row on the campus page, the campus's id, the
+    value it counts in the base unit: watts, chips), each campus as the ledger shows it."""
+    measure: str = ""
+    """`power` or `chips`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,17 +131,25 @@ class MachineView:
     def _owner_row(self, held: Holding) -> OwnerRow:
         owner = self.view.query.entity("party", held.owner) if held.owner != NO_OWNER else None
         campuses = [e for e in (self.view.query.entity("campus", c) for c in held.campuses) if e]
-        power = self._counted(campuses, self.machine.power, f"{number(held.power_w / 1e6)} MW")
-        chips = self._counted(campuses, self.machine.chips, f"{number(held.chips)} chips")
+        power_text = f"{number(held.power_w / 1e6)} MW"
+        power = self._counted(campuses, self.machine.power, power_text, "power")
+        chips = self._counted(campuses, self.machine.chips, f"{number(held.chips)} chips", "chips")
         return OwnerRow(owner, campuses, power, chips)
 
-    def _counted(self, campuses: list[Entity], latest: dict[str, Evidenced], text: str) -> Counted:
+    def _counted(
+        self, campuses: list[Entity], latest: dict[str, Evidenced], text: str, measure: str
+    ) -> Counted:
         links = tuple(
-            (campus.title, f"{self.view.links.url(campus)}#figure-{latest[campus.id].figure}")
+            (
+                campus.title,
+                f"{self.view.links.url(campus)}#figure-{latest[campus.id].figure}",
+                campus.id,
+                latest[campus.id].value,
+            )
             for campus in campuses
             if campus.id in latest
         )
-        return Counted(text if links else "—", links)
+        return Counted(text if links else "—", links, measure)
 
     def document(self) -> dict[str, Any]:
         machine = self.machine

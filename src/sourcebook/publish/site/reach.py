@@ -185,6 +185,7 @@ def readable() -> dict[type, frozenset[str]]:
                 "point",
                 "scenario",
                 "campus",
+                "evidenced",
                 "owner",
                 "power",
                 "chips",
