@@ -209,12 +209,17 @@ def test_every_history_point_rests_on_what_was_known_by_its_month(site: Path, cl
 
 def shown_numbers(site: Path) -> dict[tuple[str, str], set[float]]:
     """(campus, power|chips) → every value a page marks as that campus's, in base units:
-    the `<data>` of every HTML page, and the previews' words."""
+    the `<data>` of every HTML page, each campus's JSON twin, and the previews' words."""
     found: dict[tuple[str, str], set[float]] = defaultdict(set)
     for page in site.rglob("*.html"):
         for data in html(page).css("data[data-campus][data-measure]"):
             key = (data.attributes["data-campus"], data.attributes["data-measure"])
             found[key].add(float(data.attributes["value"]))
+    for twin in (site / "api" / "ledger").glob("*.json"):
+        state = json.loads(twin.read_text(encoding="utf-8"))["entity"]["computed"]
+        for measure in ("power", "chips"):
+            if state[measure] is not None:
+                found[(state["campus"], measure)].add(float(state[measure]["value"]))
     previews = json.loads((site / "previews.json").read_text(encoding="utf-8"))
     for url, (_kind, _title, line, *_names) in previews.items():
         said = re.search(r"evidenced power ([\d,.]+) MW", line)

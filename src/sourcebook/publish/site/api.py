@@ -81,6 +81,7 @@ def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
         "indicator": computed.row,
         "test": computed.verdict,
         "scenario": computed.scenario,
+        "campus": computed.campus,
     }.get(entity.KIND)
     if entity.KIND == "chart":  # the drawings asked for by a chart's twin only
         found = view.drawn.data
