@@ -156,3 +156,53 @@ def test_the_scorecard_counts_what_the_pages_show(site: Path) -> None:
     assert row.answer.shown == "100 MW" and state.power is not None
     assert state.power.value == 100e6 and state.stage == "operating"
     assert [s.stage for s in state.steps] == ["operating"]
+
+
+UNTRUSTED = """\
+---
+title: Doubted Site
+location: Elsewhere
+country: US
+figures:
+  - metric: it-power
+    value: 50
+    unit: MW
+    status: operating
+    as_of: 2025-01
+    grade: reported
+    source: story
+    quote: it runs 50 MW
+  - id: doubted-site-900
+    metric: it-power
+    value: 900
+    unit: MW
+    status: operating
+    as_of: 2025-03
+    grade: reported
+    source: story
+    quote: it runs 900 MW
+    unreliable: The story counts the planned halls as running.
+---
+"""
+
+
+def test_a_figure_marked_unreliable_counts_nowhere_and_is_shown_struck(tmp_path: Path) -> None:
+    from conftest import CHAPTER, SETTINGS
+
+    root = tmp_path / "record"
+    files = {
+        "chapters/chapter-1.md": CHAPTER,
+        "campuses/doubted-site.md": UNTRUSTED,
+        "indicators/total.md": TOTAL,
+        **SOURCES,
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    (root / "sourcebook.toml").write_text(SETTINGS, encoding="utf-8")
+    site = build(root, tmp_path / "site") / "vol1"
+    assert shown(site)[("doubted-site", "power")] == {50e6}
+    page = HTMLParser((site / "ledger" / "doubted-site" / "index.html").read_text("utf-8"))
+    struck = page.css_first("#figure-doubted-site-900")
+    assert "retired" in struck.attributes["class"] and struck.css_first("del").text() == "900 MW"
+    assert "planned halls as running" in struck.css_first(".retired-note").text()

@@ -15,13 +15,15 @@ from pathlib import Path
 
 import pytest
 from conftest import BUNDLED
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from sourcebook import derive
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.model.base import day_end
 from sourcebook.model.known import known
-from sourcebook.pipeline import check
+from sourcebook.pipeline import KeptRuns, build, check
 from sourcebook.read import read_record
 
 CORRECTED = "colossus-1-300mw-in-122-days"
@@ -241,3 +243,33 @@ def test_every_page_shows_one_number_for_a_campus(site: Path) -> None:
         assert carried is not None and values == {carried.value}, (campus, measure)
     assert shown[("colossus-1", "power")] == {150e6}
     assert shown[("colossus-1", "chips")] == {200_000}
+
+
+FIGURE_IN_TWIN = re.compile(r'"(campus:[a-z0-9-]+:\d+|party:[a-z0-9-]+:\d+)"')
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(day=st.dates(date(2024, 6, 1), date(2026, 11, 7)))
+def test_no_page_of_an_as_of_site_shows_what_was_not_known_by_its_day(
+    tmp_path_factory, clock, day: date
+) -> None:
+    """Built as of a day, the bundled site names no figure, source or correction that the
+    record's own clock dates later: not on a page, not in a twin."""
+    out = tmp_path_factory.mktemp("as-of") / "site"
+    done = build(BUNDLED, out, as_of=day, search=False, kept=KeptRuns.in_memory(), jobs=1)
+    assert done.site is not None
+    later = {f for f, known_day in clock.figures.items() if known_day > day}
+    withheld = {key for key, known_day in clock.entities.items() if known_day > day}
+    seen: set[str] = set()
+    for twin in (out / "vol1" / "api").rglob("*.json"):
+        text = twin.read_text(encoding="utf-8")
+        seen.update(FIGURE_IN_TWIN.findall(text))
+        data = json.loads(text)
+        entity = data.get("entity") or {}
+        assert (entity.get("kind"), entity.get("id")) not in withheld, twin
+    assert seen.isdisjoint(later), sorted(seen & later)[:5]
+    pages = {p.relative_to(out / "vol1").parent.as_posix() for p in (out / "vol1").rglob("*.html")}
+    folders = {"source": None, "campus": "ledger", "party": "parties", "person": "people"}
+    for kind, entity_id in withheld:
+        if folders.get(kind):
+            assert f"{folders[kind]}/{entity_id}" not in pages, (kind, entity_id)
