@@ -63,16 +63,6 @@ class Edge:
 
 
 @dataclass(frozen=True, slots=True)
-class Evidenced:
-    """A campus's latest evidenced operating figure."""
-
-    figure: str
-    value: float
-    """In the base unit: watts, chips."""
-    chip: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Holding:
     """What one owner holds (NO_OWNER: campuses without a named owner)."""
 
@@ -88,9 +78,9 @@ class Holding:
 class Machine:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]
-    power: dict[str, Evidenced]
+    power: dict[str, Carried]
     """Campus → its latest evidenced operating power."""
-    chips: dict[str, Evidenced]
+    chips: dict[str, Carried]
     """Campus → its latest evidenced operating chip count."""
     owners: tuple[Holding, ...]
     """By evidenced power, then campuses, then id; NO_OWNER last."""
@@ -123,8 +113,8 @@ def machine(db: CompiledRecord) -> Machine:
         for r in db.rows(_PARTIES)
     ]
     states = campus_states(db)
-    power = {c: _evidenced(s.power) for c, s in states.items() if s.power is not None}
-    chips = {c: _evidenced(s.chips) for c, s in states.items() if s.chips is not None}
+    power = {c: s.power for c, s in states.items() if s.power is not None}
+    chips = {c: s.chips for c, s in states.items() if s.chips is not None}
     campuses = [n.id for n in nodes if n.kind == "campus"]
     owned: dict[str, list[str]] = defaultdict(list)
     for edge in edges:
@@ -163,15 +153,11 @@ def _edges(db: CompiledRecord) -> list[Edge]:
     return edges
 
 
-def _evidenced(carried: Carried) -> Evidenced:
-    return Evidenced(carried.figure, carried.value, carried.chip)
-
-
 def _holding(
     owner: str,
     campuses: list[str],
-    power: dict[str, Evidenced],
-    chips: dict[str, Evidenced],
+    power: dict[str, Carried],
+    chips: dict[str, Carried],
 ) -> Holding:
     powered = [power[c] for c in campuses if c in power]
     counted = [chips[c] for c in campuses if c in chips]

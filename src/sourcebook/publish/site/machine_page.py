@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sourcebook.derive.machine import NO_OWNER, Edge, Evidenced, Holding, Machine
+from sourcebook.derive.campuses import Carried
+from sourcebook.derive.machine import NO_OWNER, Edge, Holding, Machine
 from sourcebook.model.base import Entity
 from sourcebook.publish.site.machine import (
     LAYERS,
@@ -137,7 +138,7 @@ class MachineView:
         return OwnerRow(owner, campuses, power, chips)
 
     def _counted(
-        self, campuses: list[Entity], latest: dict[str, Evidenced], text: str, measure: str
+        self, campuses: list[Entity], latest: dict[str, Carried], text: str, measure: str
     ) -> Counted:
         links = tuple(
             (

@@ -41,7 +41,7 @@ from sourcebook.compile.database import QueryError
 from sourcebook.derive import Derived
 from sourcebook.derive.campuses import CampusState, Carried, Step
 from sourcebook.derive.charts import ChartData, Overview
-from sourcebook.derive.machine import Edge, Evidenced, Holding, Machine, Node
+from sourcebook.derive.machine import Edge, Holding, Machine, Node
 from sourcebook.derive.scenarios import Parameter as ScenarioParameter
 from sourcebook.derive.scenarios import ScenarioResult
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row
@@ -127,7 +127,7 @@ def readable() -> dict[type, frozenset[str]]:
         CampusParty, Figure, Evidence, Parameter, Future, Highlight,
         Site, Notify, Limits,
         # what derive computed
-        Overview, Node, Edge, Evidenced, Holding, FigureRef, Point, Year,
+        Overview, Node, Edge, Holding, FigureRef, Point, Year,
         Stated, ScenarioParameter, Backlinks,
         # what the pages are made of
         InSeries, NavItem, Cell, Entry, Feed, Drawing, Counted, OwnerRow, RoleRow,
