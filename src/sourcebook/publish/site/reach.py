@@ -53,6 +53,8 @@ from sourcebook.model.kinds import KINDS, CampusParty, Evidence, Figure, Future,
 from sourcebook.model.projection import FutureResult, Year
 from sourcebook.model.record import Record
 from sourcebook.model.settings import Book, Limits, Notify, Settings, Site
+from sourcebook.model.watch import Summary
+from sourcebook.model.watch import Tally as WatchTally
 from sourcebook.notify.policy import Column, Statement, Table
 from sourcebook.notify.site import SignupForm
 from sourcebook.publish.site import paper
@@ -78,6 +80,7 @@ from sourcebook.publish.site.releases import Release, ReleaseFile
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem
 from sourcebook.publish.site.view import SiteView
+from sourcebook.publish.site.watched import Address, CopyContext, CopyPage, HeldCopy
 
 PLAIN = frozenset(
     {
@@ -129,6 +132,8 @@ def readable() -> dict[type, frozenset[str]]:
         # what the pages are made of
         InSeries, NavItem, Cell, Entry, Feed, Drawing, Counted, OwnerRow, RoleRow,
         paper.Figure, paper.RenderedPaper, SignupForm, Column, Table,
+        # what the last watch found, and the Library's copies
+        Address, HeldCopy, CopyPage, CopyContext, Summary,
     ]  # fmt: skip
     found = {kind: fields(kind) for kind in data}
     found |= {kind.model: fields(kind.model, *entity) for kind in KINDS}
@@ -149,6 +154,7 @@ def readable() -> dict[type, frozenset[str]]:
         Release: fields(Release, "has"),
         ReleaseFile: fields(ReleaseFile, "runs"),
         Statement: fields(Statement, "sha256"),
+        WatchTally: fields(WatchTally, "total"),
         Page: frozenset({"url", "template", "listed"}),
         # the view and its parts
         SiteView: frozenset(
@@ -212,6 +218,10 @@ def readable() -> dict[type, frozenset[str]]:
                 "chapter_label",
                 "chapter_name",
                 "category_label",
+                "addresses",
+                "copies",
+                "held",
+                "watch_report",
             }
         ),  # fmt: skip
         MachineView: frozenset({"machine", "drawing", "roles", "rows", "owners", "total"}),
