@@ -29,6 +29,7 @@ import types
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -312,7 +313,7 @@ def _strings(site: SiteBuild) -> dict[str, list[str]]:
         "kind": [k.name for k in KINDS],
         "entity_id": ids[:40],
         "parameter_id": [p.id for s in view.computed.derived.scenarios for p in s.parameters],
-        "figure": sorted(view.drawn.figure_urls())[:5],
+        "figure": sorted(view.drawn._placed())[:5],
         "field": fields + HOSTILE,
         "name": FRAGMENTS + SECTION_NAMES + ["site.css"],
         "what": MEASURES,
@@ -435,7 +436,7 @@ def test_every_method_a_template_may_call_returns_plain_or_allowed_values(built:
     """The static half of the walk: each method's return type, as mypy holds the method to
     it, names only plain types and the allow-list's."""
     allowed = {kind for kind in readable()} | {Entity, Markup, type(None)}
-    allowed |= {str, int, float, bool, bytes, list, tuple, dict, set, frozenset}
+    allowed |= {str, int, float, bool, bytes, list, tuple, dict, set, frozenset, date}
     functions = [
         (kind.__name__, name, _function(inspect.getattr_static(kind, name)))
         for kind, names in readable().items()

@@ -39,6 +39,7 @@ from markupsafe import Markup
 
 from sourcebook.compile.database import QueryError
 from sourcebook.derive import Derived
+from sourcebook.derive.campuses import CampusState, Carried, Step
 from sourcebook.derive.charts import ChartData, Overview
 from sourcebook.derive.machine import Edge, Evidenced, Holding, Machine, Node
 from sourcebook.derive.scenarios import Parameter as ScenarioParameter
@@ -59,6 +60,7 @@ from sourcebook.notify.policy import Column, Statement, Table
 from sourcebook.notify.site import SignupForm
 from sourcebook.publish.site import paper
 from sourcebook.publish.site.citations import Citations
+from sourcebook.publish.site.cite_formats import CiteFormat
 from sourcebook.publish.site.computed import Computed
 from sourcebook.publish.site.drawn import Cell, DrawnCharts
 from sourcebook.publish.site.feeds import Entry, Feed
@@ -81,6 +83,7 @@ from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem
 from sourcebook.publish.site.view import SiteView
 from sourcebook.publish.site.watched import Address, CopyContext, CopyPage, HeldCopy
+from sourcebook.publish.site.wayfinding import Crumb, MenuGroup
 
 PLAIN = frozenset(
     {
@@ -125,13 +128,14 @@ def readable() -> dict[type, frozenset[str]]:
     data: list[type] = [
         # the record's values
         CampusParty, Figure, Evidence, Parameter, Future, Highlight,
-        Book, Site, Notify, Limits,
+        Site, Notify, Limits,
         # what derive computed
         Overview, Node, Edge, Evidenced, Holding, FigureRef, Point, Year,
         Stated, ScenarioParameter, Backlinks,
         # what the pages are made of
         InSeries, NavItem, Cell, Entry, Feed, Drawing, Counted, OwnerRow, RoleRow,
-        paper.Figure, paper.RenderedPaper, SignupForm, Column, Table,
+        paper.Figure, paper.RenderedPaper, SignupForm, Column, Table, MenuGroup, Crumb,
+        CiteFormat, CampusState, Carried, Step,
         # what the last watch found, and the Library's copies
         Address, HeldCopy, CopyPage, CopyContext, Summary,
     ]  # fmt: skip
@@ -139,6 +143,7 @@ def readable() -> dict[type, frozenset[str]]:
     found |= {kind.model: fields(kind.model, *entity) for kind in KINDS}
     found |= {
         Settings: fields(Settings),
+        Book: fields(Book, "stands_at"),
         Derived: fields(Derived),
         Machine: fields(Machine, "campuses", "parties"),
         ChartData: fields(ChartData, "records"),
@@ -158,11 +163,23 @@ def readable() -> dict[type, frozenset[str]]:
         Page: frozenset({"url", "template", "listed"}),
         # the view and its parts
         SiteView: frozenset(
-            {"record", "releases", "nav", "nav_list", "series", "citations", "computed", "drawn"}
+            {
+                "record",
+                "releases",
+                "nav",
+                "nav_list",
+                "nav_menu",
+                "menu",
+                "trail",
+                "series",
+                "citations",
+                "computed",
+                "drawn",
+            }
         ),
         TracedRecord: frozenset({"of"}),
         Record: frozenset({"of"}),
-        Citations: frozenset({"short"}),
+        Citations: frozenset({"short", "head"}),
         Computed: frozenset(
             {
                 "derived",
@@ -173,6 +190,10 @@ def readable() -> dict[type, frozenset[str]]:
                 "conflicts",
                 "point",
                 "scenario",
+                "campus",
+                "owner",
+                "power",
+                "chips",
                 "shown",
                 "outcome",
                 "closed",
@@ -183,7 +204,9 @@ def readable() -> dict[type, frozenset[str]]:
                 "measure",
             }
         ),  # fmt: skip
-        DrawnCharts: frozenset({"charts", "data", "svg", "headings", "cells", "figure_url"}),
+        DrawnCharts: frozenset(
+            {"charts", "data", "svg", "headings", "cells", "figure_url", "figure_name"}
+        ),
         Links: frozenset(
             {
                 "url",
@@ -199,7 +222,7 @@ def readable() -> dict[type, frozenset[str]]:
             }
         ),  # fmt: skip
         PageProse: frozenset({"html", "plain", "fragment", "fragments", "cite", "disclosure"}),
-        Figures: frozenset({"shown", "by_id", "latest", "power_mw", "metric"}),
+        Figures: frozenset({"shown", "by_id", "metric"}),
         Query: frozenset(
             {
                 "entity",
@@ -224,7 +247,9 @@ def readable() -> dict[type, frozenset[str]]:
                 "watch_report",
             }
         ),  # fmt: skip
-        MachineView: frozenset({"machine", "drawing", "roles", "rows", "owners", "total"}),
+        MachineView: frozenset(
+            {"machine", "drawing", "roles", "rows", "owners", "total", "by_campus"}
+        ),
         # a page's context that only its JSON twin reads
         MachineContext: frozenset(),
         ConsentPolicy: frozenset(),

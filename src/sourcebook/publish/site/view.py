@@ -34,7 +34,7 @@ from sourcebook.publish.site.reads import READS, Shared, Token, TracedRecord
 from sourcebook.publish.site.releases import Release
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem, Urls
-from sourcebook.publish.site.wayfinding import MENU_HEADINGS, Trail, menu
+from sourcebook.publish.site.wayfinding import MENU_HEADINGS, Crumb, Trail, menu
 from sourcebook.read.state import state_folder
 
 
@@ -66,8 +66,7 @@ class SiteView:
         """The navigation's links under the masthead menu's headings."""
         self._menu_urls = {item.url for group in self.menu for item in group.items}
         self._nav_menus = Shared()
-        self.trail = Trail(urls, nav, self.book.title)
-        """Each page's breadcrumb (`view.trail(url, title)`)."""
+        self._trail = Trail(urls, nav, self.book.title)
         self._nav_lists = Shared()  # a record's own nav.html may read the record
         self.citations = Citations(record)
         self.links = Links(urls)
@@ -126,6 +125,10 @@ class SiteView:
     def _nav_made(self, current: str) -> Markup:
         assert self.env is not None, "the build sets the templates"
         return Markup(self.env.get_template("nav.html").render(current=current))
+
+    def trail(self, url: str, title: str) -> list[Crumb]:
+        """The breadcrumb of the page at `url`, whose title is `title`."""
+        return self._trail(url, title)
 
     def nav_menu(self, current: str) -> Markup:
         """The masthead's menu as `nav_menu.html` renders it, the page at `current`
