@@ -32,7 +32,9 @@ def test_a_refresh_takes_a_new_copy_beside_the_old_and_check_shows_what_each_pro
         record = watched_record(tmp_path / "record", [Cited("campus", url, PAGE, LOST)])
         source = record / "sources" / "campus.md"
         source.write_text(
-            source.read_text().replace("annotation: The report", f"annotation: “{KEPT}”; the report")
+            source.read_text().replace(
+                "annotation: The report", f"annotation: “{KEPT}”; the report"
+            )
         )
         held = {k: v for k, v in snapshot(record / "library").items() if k.startswith("S1.")}
         turn(1)
@@ -47,7 +49,9 @@ def test_a_refresh_takes_a_new_copy_beside_the_old_and_check_shows_what_each_pro
     assert "refreshes: S1" in (record / "library" / "S2.yaml").read_text()
     assert "library: [S1, S2]" in source.read_text()
 
-    checked = json.loads(_sourcebook("check", str(record), "--format", "json", "--quotes", "--list").stdout)
+    checked = json.loads(
+        _sourcebook("check", str(record), "--format", "json", "--quotes", "--list").stdout
+    )
     assert checked["errors"] == 0
     [lost] = [d for d in checked["diagnostics"] if d["code"] == "W007"]
     assert LOST in lost["message"] and "S2, the copy taken on" in lost["message"]

@@ -61,9 +61,7 @@ def _asked(server: Server) -> dict[str, int]:
     return counts
 
 
-def test_a_killed_watch_is_taken_up_and_visits_nothing_it_wrote_down_again(
-    tmp_path, site
-) -> None:
+def test_a_killed_watch_is_taken_up_and_visits_nothing_it_wrote_down_again(tmp_path, site) -> None:
     server, released = site
     record = _record(tmp_path, server)
     first = subprocess.Popen(

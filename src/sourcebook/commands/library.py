@@ -177,7 +177,8 @@ def _refresh(
     if target is not None and not target.startswith(("http://", "https://")):
         if record is not None:
             refuse(BAD_OPTION, f"--refresh takes a page's address as TARGET, not {target}")
-        target, record = None, Path(target)
+        record = Path(target)
+        target = None
     root = record_given(record, record_option)
     try:
         budget = Budget(

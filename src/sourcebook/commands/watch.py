@@ -32,8 +32,7 @@ MAX_BYTES = 1 << 40
     type=click.FloatRange(0, 3600),
     default=1.0,
     show_default=True,
-    help="Seconds between the starts of two requests to one host (more where its "
-    "robots.txt asks).",
+    help="Seconds between the starts of two requests to one host (more where its robots.txt asks).",
 )
 @click.option(
     "--per-host",

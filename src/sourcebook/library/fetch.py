@@ -282,9 +282,7 @@ def _redirect_target(current: Any, location: str) -> Any:
     if target.scheme not in ("http", "https"):
         raise RedirectRefused(f"{current}: redirected to a {target.scheme}: address")
     if target.userinfo:
-        raise RedirectRefused(
-            f"{current}: redirected to an address with a user name; not followed"
-        )
+        raise RedirectRefused(f"{current}: redirected to an address with a user name; not followed")
     return target
 
 

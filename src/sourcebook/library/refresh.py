@@ -36,7 +36,9 @@ class Refreshed:
     """The sources the new copy was named in."""
 
 
-def refresh(root: Path, shelf: str, url: str | None = None, budget: Budget | None = None) -> Refreshed:
+def refresh(
+    root: Path, shelf: str, url: str | None = None, budget: Budget | None = None
+) -> Refreshed:
     """Take a new copy of the page held on `shelf` of the record at `root`, from `url`
     (default: where the copy was taken from)."""
     check_details(root, Details(budget=budget or Budget()))

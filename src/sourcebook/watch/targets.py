@@ -10,20 +10,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from sourcebook.library.fetch import Validators
-from sourcebook.library.verify import quote_claims
-from sourcebook.model.base import ID_PATTERN
+from sourcebook.library.verify import Claims, quote_claims
 from sourcebook.model.addresses import scheme
+from sourcebook.model.base import ID_PATTERN
 from sourcebook.model.record import Record
-from sourcebook.model.refs import Key, QuoteClaim
 from sourcebook.model.watch import Visit, copies_for
-
-
-class Claims(Protocol):
-    quotes: list[QuoteClaim]
-    marked: list[tuple[Key, str, object]]
 
 
 @dataclass(frozen=True)
@@ -49,7 +42,7 @@ class Target:
 def targets(record: Record, graph: Claims) -> list[Target]:
     """Every http(s) address of every source, in the order of the sources' ids."""
     quotes: dict[str, list[str]] = defaultdict(list)
-    for claim in quote_claims(record, graph):  # type: ignore[arg-type]
+    for claim in quote_claims(record, graph):
         listed = quotes[claim.source or ""]
         if claim.text not in listed:
             listed.append(claim.text)
@@ -66,8 +59,7 @@ def targets(record: Record, graph: Claims) -> list[Target]:
             last = next((v for v in reversed(visits) if v.answered and v.sha256), None)
             held = record.library.holdings(getattr(source, "library", []))
             copies = tuple(
-                str(record.library.text_path(item.shelf))
-                for item in copies_for(held, url, visits)
+                str(record.library.text_path(item.shelf)) for item in copies_for(held, url, visits)
             )
             found.append(Target(source.id, url, tuple(quotes[source.id]), copies, last))
     return found
