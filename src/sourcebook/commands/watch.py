@@ -205,13 +205,13 @@ def _print_report(record: Path, output: str) -> None:
     if summary.day is None:
         click.echo("no watch yet: run 'sourcebook watch' to visit the sources' addresses")
         sys.exit(0)
-    click.echo(f"the last watch, {summary.day.isoformat()}: {summary.total.total} addresses")
+    click.echo(f"the last watch, {summary.day.isoformat()}: {summary.total.total:,} addresses")
     rows = [("", summary.total)]
     rows += [("by category", tally) for tally in summary.by_category]
     rows += [("by age of the source", tally) for tally in summary.by_age]
     _print_table(rows)
     if summary.unvisited:
-        click.echo(f"{summary.unvisited} addresses not yet watched")
+        click.echo(f"{summary.unvisited} address{'es' * (summary.unvisited != 1)} not yet watched")
 
 
 def _print_table(rows: list[tuple[str, Tally]]) -> None:
