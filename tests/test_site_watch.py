@@ -171,3 +171,41 @@ def test_the_release_carries_the_log(built) -> None:
     assert states == {"alive": "live", "dead": "dead", "changed": "changed", "moved": "moved"}
     package = json.loads((release / "datapackage.json").read_text())
     assert {"watch_visits", "watch_addresses"} <= {r["name"] for r in package["resources"]}
+
+
+def _files(site) -> dict[str, bytes]:
+    return {
+        path.relative_to(site).as_posix(): path.read_bytes()
+        for path in sorted(site.rglob("*"))
+        if path.is_file() and "pagefind" not in path.parts
+    }
+
+
+def test_a_build_after_a_watch_writes_what_a_clean_build_writes(built, tmp_path) -> None:
+    """Last: it adds a visit to the module's record. The build that keeps the last site
+    writes again the pages a new line of the log changes, as a clean build would."""
+    record, site = built["record"], built["site"]
+    _build(record, "--out", str(site))  # the site as it stands, with the release made since
+    again = json.dumps(
+        {"day": "2026-11-09", "url": f"{built['web']}/dead", "status": 200,
+         "quotes": [{"quote": QUOTE, "held": True}]}
+    )  # fmt: skip
+    with open(record / "watch" / "dead.jsonl", "a", encoding="utf-8") as log:
+        log.write(again + "\n")
+    clean = tmp_path / "clean"
+    _build(record, "--out", str(site))
+    _build(record, "--out", str(clean), "--no-cache")
+    assert _files(site) == _files(clean)
+    live = _address(built, "/vol1/sources/press/dead", "live")
+    assert "live (as of the watch of 9 November 2026)" in live.text()
+
+
+def _build(record, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "sourcebook", "build", str(record), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
