@@ -3,8 +3,8 @@
 One record cites a page of every kind a watch meets: one that answers (and answers 304 to
 a conditional request), ones that die (404, 410, 500, a refused connection, a time-out, a
 host that drips bytes), move (a 301, a chain of 308 and 301, a loop), soft-die (a parked
-domain, a login wall), change under a quote, redirect to another origin on a loopback
-address (refused), and one robots.txt forbids. It is watched twice, four days apart, and
+domain, a login wall, a not-found page), change under a quote, redirect to another origin
+on a loopback address (refused), and one robots.txt forbids. It is watched twice, four days apart, and
 each verdict is read where an author reads it: in check's warnings at the source's
 address, and in the log.
 """
@@ -38,6 +38,7 @@ REWRITTEN = article(
     "Power arrived late.",
 )
 PARKED = article("example.com", "This domain is for sale! Buy this domain today.")
+NOT_FOUND = article("Page not found", "Sorry, the page you are looking for is not here.")
 LOGIN = (
     b"<!doctype html><html><head><title>Sign in</title></head><body><main>"
     b"<h1>Please sign in to continue</h1><form><input type='email' name='e'>"
@@ -105,6 +106,7 @@ def watched(servers, tmp_path_factory) -> Iterator[dict]:
         "/loop1": redirect("/loop2", 302),
         "/loop2": redirect("/loop1", 302),
         "/parked": reply(PARKED),
+        "/notfound": reply(NOT_FOUND),
         "/login": reply(LOGIN),
         "/changed": changed,
         "/away": redirect(f"http://localhost:{guarded.url.rsplit(':', 1)[1]}/x", 302),
@@ -128,6 +130,7 @@ def watched(servers, tmp_path_factory) -> Iterator[dict]:
         "moved-twice": f"{web.url}/a308",
         "looping": f"{web.url}/loop1",
         "parked": f"{web.url}/parked",
+        "not-found": f"{web.url}/notfound",
         "login": f"{web.url}/login",
         "changed": f"{web.url}/changed",
         "away": f"{web.url}/away",
@@ -165,7 +168,7 @@ def test_both_watches_run_and_check_has_no_error(watched) -> None:
     assert watched["first"].returncode == 0, watched["first"].stderr
     assert watched["second"].returncode == 0, watched["second"].stderr
     assert watched["check"]["errors"] == 0
-    assert "watched 16 of 16 addresses" in watched["second"].stdout
+    assert "watched 17 of 17 addresses" in watched["second"].stdout
 
 
 def test_a_page_that_answers_is_live_and_a_conditional_request_costs_a_304(watched) -> None:
@@ -225,7 +228,10 @@ def test_a_permanent_redirect_offers_the_new_address(watched) -> None:
     assert visit["final"] == f"{web}/c308"
 
 
-@pytest.mark.parametrize(("source", "kind"), [("parked", "parked domain"), ("login", "login wall")])
+@pytest.mark.parametrize(
+    ("source", "kind"),
+    [("parked", "parked domain"), ("login", "login wall"), ("not-found", "not-found page")],
+)
 def test_a_page_that_answers_but_is_not_the_page_is_soft_dead(watched, source, kind) -> None:
     [soft] = diagnostics_of(watched["check"], source)
     assert soft["code"] == "W003"
@@ -272,7 +278,7 @@ def test_the_watch_prints_the_verdicts(watched) -> None:
     out = watched["second"].stdout
     for code in ("W001", "W002", "W003", "W004", "W005", "W006"):
         assert f"warning {code}" in out
-    assert "16 addresses: 2 live, 2 moved, 1 changed, 9 dead, 2 unsure" in out
+    assert "17 addresses: 2 live, 2 moved, 1 changed, 10 dead, 2 unsure" in out
 
 
 def test_one_failure_is_not_yet_death(tmp_path, servers) -> None:
