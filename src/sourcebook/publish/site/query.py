@@ -18,7 +18,7 @@ from sourcebook.publish.site.citations import Citations
 from sourcebook.publish.site.links import Links
 from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.releases import Release, entity_tables
-from sourcebook.publish.site.watched import Address, CopyPage, HeldCopy, SiteWatch
+from sourcebook.publish.site.watched import Address, CopyContext, CopyPage, HeldCopy, SiteWatch
 
 CATEGORY_LABELS = {
     "company": "What the companies say",
@@ -163,9 +163,10 @@ class Query:
         """The source's copies in the Library, each a link to its page."""
         return self.watch.copies(source)
 
-    def held(self, shelf: str, text: bool = True) -> CopyPage | None:
-        """What the Library's page of one copy shows (its text only where `text`)."""
-        return self.watch.page(shelf, text)
+    def held(self, copy: CopyContext, text: bool = True) -> CopyPage | None:
+        """What the Library's page of one copy shows (its text only where `text`): `copy`
+        is the page's context, as `library.html` and `library_item.html` are given it."""
+        return self.watch.page(copy, text)
 
     def watch_report(self) -> Summary | None:
         """The last watch's counts of addresses by state, category and age of the source."""

@@ -155,33 +155,30 @@ class SiteWatch:
         READS.note(("k", "source"))
         return watch_summary(self.record, self._proofs)
 
-    def page(self, shelf: str, text: bool = True) -> CopyPage | None:
-        """What the Library page of `shelf` shows (its text only where `text`)."""
-        item = self.record.library.get(shelf)
+    def page(self, copy: CopyContext, text: bool = True) -> CopyPage | None:
+        """What the Library page of one copy shows (its text only where `text`)."""
+        item = self.record.library.get(copy.shelf)
         if item is None:
             return None
         from sourcebook.model.addresses import safe_link
 
-        holders = [s for s in self.record.of("source") if shelf in getattr(s, "library", [])]
-        sources = tuple((s.title, self.urls.entity(s)) for s in holders)
+        found = (self.record.get("source", holder) for holder in copy.holders)
+        holders = [source for source in found if source is not None]
         for source in holders:
             READS.note(("p", source.id))
-        refreshed_by = tuple(
-            self.held(other.shelf) for other in self.record.library if other.refreshes == shelf
-        )
         pages, cut = self._text(item) if text else ((), 0)
         return CopyPage(
-            copy=self.held(shelf),
+            copy=self.held(copy.shelf),
             title=item.title or "",
             kind=_kind(item),
             holds=item.holds,
             original=item.url or "",
             original_safe=bool(item.url) and safe_link(item.url or ""),
-            sources=sources,
-            quotes=self._quotes(holders, shelf),
+            sources=tuple((s.title, self.urls.entity(s)) for s in holders),
+            quotes=self._quotes(holders, copy.shelf),
             address=self._taken_from(holders, item),
             refreshes=self.held(item.refreshes) if item.refreshes else None,
-            refreshed_by=refreshed_by,
+            refreshed_by=tuple(self.held(shelf) for shelf in copy.refreshed_by),
             pages=pages,
             cut=cut,
         )
@@ -246,27 +243,49 @@ def _kind(item: Item) -> str:
 
 @dataclass(frozen=True)
 class CopyContext:
-    """A Library page's context: its shelf, and the digest of its text (so that the next
-    build writes the page again where the text changed and nothing else did)."""
+    """A Library page's context: its shelf, what refers to it (found once for every
+    page), and the digest of its text, so that the next build writes the page again
+    where any of them changed."""
 
     shelf: str
     text: str
+    holders: tuple[str, ...] = ()
+    """The ids of the sources that name it in their `library`."""
+    refreshed_by: tuple[str, ...] = ()
+    """The shelves of the copies taken later to refresh it."""
     whole: bool = True
     """The page shows the copy's text (its own page), not only what it is (the list)."""
 
     def api_document(self, view: Any) -> dict[str, Any]:
         """The JSON twin's account of the copy: all its page shows."""
-        page = view.query.held(self.shelf, self.whole)
+        page = view.query.held(self, self.whole)
         return dataclasses.asdict(page) if page is not None else {}
 
 
 def copy_contexts(record: Record, whole: bool = True) -> list[CopyContext]:
     """The context of each copy's page, in shelf order."""
+    holders: dict[str, list[str]] = {}
+    for source in record.of("source"):
+        for shelf in getattr(source, "library", []):
+            holders.setdefault(shelf, []).append(source.id)
+    refreshed_by: dict[str, list[str]] = {}
+    for item in record.library:
+        if item.refreshes:
+            refreshed_by.setdefault(item.refreshes, []).append(item.shelf)
     found = []
     for item in record.library:
         try:
             digest = hashlib.sha256(record.library.text_path(item.shelf).read_bytes()).hexdigest()
         except OSError:
             digest = ""
-        found.append(CopyContext(item.shelf, digest, whole))
+        shelf = item.shelf
+        found.append(
+            CopyContext(
+                shelf,
+                digest,
+                tuple(holders.get(shelf, ())),
+                tuple(refreshed_by.get(shelf, ())),
+                whole,
+            )
+        )
     return found
