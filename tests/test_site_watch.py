@@ -108,6 +108,7 @@ def test_a_changed_page_says_so_on_the_category_page_too(built) -> None:
         "is changed since the copy: it no longer carries a quote of it, since 5 November 2026"
         in text
     )
+    assert [q.text() for q in item.css("q")] == [QUOTE]  # which words are gone
 
 
 def test_a_live_and_a_moved_page_are_linked_with_their_state(built) -> None:
