@@ -122,7 +122,6 @@ def watch(
     except (WatchError, RecordError) as exc:
         fail(str(exc), output, status=1)
     _print_watched(done, output)
-    _print_verdicts(record, output)
 
 
 def _settings(record: Path):  # type: ignore[no-untyped-def]
@@ -138,9 +137,15 @@ def _settings(record: Path):  # type: ignore[no-untyped-def]
 
 
 def _print_watched(done: Watched, output: str) -> None:
+    """What the watch did, then what check makes of the log: its W warnings and the count
+    of addresses by state."""
+    from sourcebook.pipeline import check
     from sourcebook.publish.site.wording import file_size
 
     left = done.addresses - done.visited - done.before
+    checked = check(done.root)
+    verdicts = [d for d in checked.diagnostics if d.code.startswith("W")]
+    summary = _summary(done.root, checked)
     if output == "json":
         data = {
             "run": done.run,
@@ -153,8 +158,10 @@ def _print_watched(done: Watched, output: str) -> None:
             "bytes": done.size,
             "seconds": round(done.seconds, 3),
             "finished": done.finished,
+            "diagnostics": [d.as_json() for d in verdicts],
+            "report": _report_json(summary) if summary is not None else None,
         }
-        click.echo(json.dumps(data, indent=2))
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     before = f", {done.before} of them before the watch was stopped" if done.before else ""
     click.echo(
@@ -167,19 +174,8 @@ def _print_watched(done: Watched, output: str) -> None:
             f"stopped at the watch's budget (--total-seconds, --total-bytes): {left} "
             "addresses left; run 'sourcebook watch' again to go on"
         )
-
-
-def _print_verdicts(record: Path, output: str) -> None:
-    """What check makes of the log: its W diagnostics (never JSON's business here)."""
-    if output == "json":
-        return
-    from sourcebook.pipeline import check
-
-    checked = check(record)
-    shown = [d for d in checked.diagnostics if d.code.startswith("W")]
-    for diagnostic in shown:
+    for diagnostic in verdicts:
         click.echo(diagnostic.format())
-    summary = _summary(record, checked)
     if summary is not None:
         counts = ", ".join(f"{n} {name}" for name, n in summary.total.counts.items())
         click.echo(f"{summary.total.total} addresses: {counts}")

@@ -100,6 +100,8 @@ class Visitor:
         self.spent = Spent()
         self._origin_locks: dict[str, threading.Lock] = {}
         self._locks = threading.Lock()
+        self._failed: list[BaseException] = []
+        """What stopped a lane (the log could not be written): raised once all are done."""
 
     def visit_all(self, targets: list[Target], written: Written) -> Spent:
         groups: dict[str, list[Target]] = {}
@@ -109,19 +111,28 @@ class Visitor:
             done = [pool.submit(self._host, group, written) for group in groups.values()]
             for future in done:
                 future.result()
+        if self._failed:
+            raise self._failed[0]
         return self.spent
 
     def _host(self, targets: list[Target], written: Written) -> None:
         queue = deque(targets)
         host = _Host(self.polite.delay)
         lanes = [
-            threading.Thread(target=self._lane, args=(queue, host, written), daemon=True)
+            threading.Thread(target=self._guarded, args=(queue, host, written), daemon=True)
             for _ in range(max(1, min(self.polite.per_host, 2, len(queue))))
         ]
         for lane in lanes:
             lane.start()
         for lane in lanes:
             lane.join()
+
+    def _guarded(self, queue: deque[Target], host: _Host, written: Written) -> None:
+        try:
+            self._lane(queue, host, written)
+        except BaseException as exc:  # noqa: BLE001 - raised again by visit_all
+            self.spent.stopped = True
+            self._failed.append(exc)
 
     def _lane(self, queue: deque[Target], host: _Host, written: Written) -> None:
         while not self.spent.stopped:

@@ -49,6 +49,7 @@ class WatchError(Exception):
 class Watched:
     """What a watch did."""
 
+    root: Path
     run: str
     day: date
     addresses: int
@@ -106,7 +107,7 @@ def watch_record(
             log.add_run(Run(run, day, len(every), spent.requests, size, seconds))
             _clear(note)
     return Watched(
-        run, day, len(every), log.count, len(done & {(t.source, t.url) for t in every}),
+        root, run, day, len(every), log.count, len(done & {(t.source, t.url) for t in every}),
         spent.requests, spent.size, seconds, finished,
     )  # fmt: skip
 

@@ -82,7 +82,12 @@ def visit(target: Target, asked: Asked) -> Outcome:
         return Outcome(_as_before(answered, target.last), requests, len(fetched.raw))
     if not 200 <= fetched.status < 300:
         return Outcome(answered, requests, len(fetched.raw))
-    return Outcome(_read(answered, fetched, target), requests, len(fetched.raw))
+    try:
+        read = _read(answered, fetched, target)
+    except Exception as exc:  # noqa: BLE001 - a page is untrusted: no page stops a watch
+        note = f"its text cannot be read: {type(exc).__name__}: {_line(exc)}"
+        read = replace(answered, note=note, quotes=tuple(Seen(q, None) for q in target.quotes))
+    return Outcome(read, requests, len(fetched.raw))
 
 
 def _as_before(answered: Visit, last: Visit) -> Visit:
