@@ -204,13 +204,19 @@ class Visitor:
             if budget is None:
                 return None
             host.wait_turn()
-            robots = self._ask_robots(origin, replace(budget, max_bytes=MAX_BYTES))
+            robots = self._ask_robots(
+                origin, replace(budget, max_bytes=min(MAX_BYTES, budget.max_bytes))
+            )
+            if robots is None:
+                return None
             with self._locks:  # the note of the run is written from every lane
                 self.robots[origin] = robots
                 self.kept(origin, robots)
             return robots
 
-    def _ask_robots(self, origin: str, budget: Budget) -> Robots:
+    def _ask_robots(self, origin: str, budget: Budget) -> Robots | None:
+        """What the origin's robots.txt says; None where the whole watch's time ran out
+        while it was asked for (then nothing is known of it)."""
         try:
             fetched = fetch(
                 origin + "/robots.txt",
@@ -220,6 +226,9 @@ class Visitor:
             )
         except FetchError as exc:
             self.spent.add(1, 0)
+            if exc.code == "Q102" and budget.seconds < self.polite.budget.seconds:
+                self.spent.stopped = True
+                return None
             if exc.code == "Q101" or isinstance(exc, RedirectRefused):
                 return Robots(404, note=str(exc))
             return Robots(None, note=" ".join(str(exc).split()))

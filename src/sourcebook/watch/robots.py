@@ -5,7 +5,9 @@ visit, and reads it with Python's `urllib.robotparser` as the user agent `source
 
 - an answer of 2xx is read (its first `MAX_BYTES`); its `Crawl-delay`, where it asks for
   more than the watch's own delay, is kept (up to `MAX_DELAY` seconds);
-- a 4xx answer (no robots.txt), or a redirect not followed, allows every visit;
+- a 4xx answer (no robots.txt), a redirect not followed, or a robots.txt of more than
+  `MAX_BYTES` (which RFC 9309 asks a crawler to read at least 500 KiB of; the fetch takes
+  a body whole or not at all), allows every visit;
 - a 5xx answer forbids every visit, as the RFC asks (the site is in trouble);
 - no answer at all: the host is down, and its addresses are recorded as giving none,
   without asking each again.

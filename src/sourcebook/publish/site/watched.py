@@ -61,6 +61,8 @@ class Address:
     moved_safe: bool = False
     gone: tuple[str, ...] = ()
     """The quotes the live page no longer carries."""
+    watchable: bool = True
+    """An http(s) address, which a watch visits (a `mailto:` is not)."""
 
 
 @dataclass(frozen=True)
@@ -126,13 +128,17 @@ class SiteWatch:
         return [self._address(found) for found in self._by_source().get(source.key, [])]
 
     def _address(self, found: Watched) -> Address:
-        from sourcebook.model.addresses import safe_link
+        from sourcebook.model.addresses import safe_link, scheme
 
         copies = tuple(self.held(item.shelf) for item in found.copies)
         state = found.state
         host = urlsplit(found.url).hostname or found.url
         if state is None:
-            return Address(found.url, host, safe_link(found.url), "", "", "", False, copies)
+            watchable = scheme(found.url) in ("http", "https")
+            return Address(
+                found.url, host, safe_link(found.url), "", "", "", False, copies,
+                watchable=watchable,
+            )  # fmt: skip
         moved = state.moved_to or ""
         return Address(
             found.url,
