@@ -54,7 +54,9 @@ FATES = {
     "slow": 0.01,
 }
 """What the web does to a source's page, and how often."""
-PARKED = b"<!doctype html><title>example.org</title><p>This domain is for sale! Buy this domain.</p>"
+PARKED = (
+    b"<!doctype html><title>example.org</title><p>This domain is for sale! Buy this domain.</p>"
+)
 LOGIN = (
     b"<!doctype html><title>Sign in</title><main><h1>Please sign in to continue</h1>"
     b"<form><input type=password name=p></form></main>"
@@ -159,7 +161,9 @@ def place(record: Path, hosts: list[Host], rng: random.Random) -> Counter[str]:
     for meta in library.glob("S*.yaml"):
         text = meta.read_text(encoding="utf-8")
         url = next(line[5:].strip('" ') for line in text.splitlines() if line.startswith("url: "))
-        sha = next(line[8:].strip('" ') for line in text.splitlines() if line.startswith("sha256: "))
+        sha = next(
+            line[8:].strip('" ') for line in text.splitlines() if line.startswith("sha256: ")
+        )
         copies[url] = (meta, library / "objects" / sha[:2] / sha)
     refused = f"http://127.0.0.1:{_closed_port()}"
     fates: Counter[str] = Counter()
@@ -172,7 +176,9 @@ def place(record: Path, hosts: list[Host], rng: random.Random) -> Counter[str]:
             fate = "live"
         host = hosts[rng.randrange(len(hosts))]
         path = "/" + source.stem
-        body = copy[1].read_bytes() if copy else b"<!doctype html><title>A page</title><p>A page.</p>"
+        body = (
+            copy[1].read_bytes() if copy else b"<!doctype html><title>A page</title><p>A page.</p>"
+        )
         new = _route(host, path, fate, body, record, source.stem)
         if fate == "refused":
             new = refused + path
@@ -250,10 +256,17 @@ def main() -> None:
         hosts = [Host({}) for _ in range(args.hosts)]
         with serving(hosts):
             fates = place(record, hosts, random.Random(args.seed))
-            print(f"a record of {n:,} entities, {sum(fates.values()):,} sources on {args.hosts} hosts")
-            print("what the web did to them: " + ", ".join(f"{k} {v}" for k, v in fates.most_common()))
+            print(
+                f"a record of {n:,} entities, {sum(fates.values()):,} sources on {args.hosts} hosts"
+            )
+            print(
+                "what the web did to them: " + ", ".join(f"{k} {v}" for k, v in fates.most_common())
+            )
             print(f"manners: --delay {args.delay} --hosts {args.at_once} --timeout 2")
-            for label, day in (("first watch", "2026-11-10"), ("second watch, four days on", "2026-11-14")):
+            for label, day in (
+                ("first watch", "2026-11-10"),
+                ("second watch, four days on", "2026-11-14"),
+            ):
                 before = sum(h.asked for h in hosts)
                 done, seconds = watch(record, day, args)
                 served = sum(h.asked for h in hosts) - before
@@ -269,7 +282,9 @@ def main() -> None:
         )
         found = Counter(d["code"] for d in json.loads(checked.stdout)["diagnostics"])
         watch_codes = {code: count for code, count in sorted(found.items()) if code.startswith("W")}
-        print("check's warnings of the log: " + ", ".join(f"{c} {n}" for c, n in watch_codes.items()))
+        print(
+            "check's warnings of the log: " + ", ".join(f"{c} {n}" for c, n in watch_codes.items())
+        )
         report = subprocess.run(
             [sys.executable, "-m", "sourcebook", "watch", "--report", str(record)],
             capture_output=True,

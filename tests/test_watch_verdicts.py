@@ -4,9 +4,9 @@ One record cites a page of every kind a watch meets: one that answers (and answe
 a conditional request), ones that die (404, 410, 500, a refused connection, a time-out, a
 host that drips bytes), move (a 301, a chain of 308 and 301, a loop), soft-die (a parked
 domain, a login wall, a not-found page), change under a quote, redirect to another origin
-on a loopback address (refused), and one robots.txt forbids. It is watched twice, four days apart, and
-each verdict is read where an author reads it: in check's warnings at the source's
-address, and in the log.
+on a loopback address (refused), and one robots.txt forbids. It is watched twice, four
+days apart, and each verdict is read where an author reads it: in check's warnings at
+the source's address, and in the log.
 """
 
 from __future__ import annotations
