@@ -69,6 +69,9 @@ CASES: list[tuple[str, list[str]]] = [
     ("schema", ["schema", "--out", "{tmp}/file.txt/schemas"]),
     ("serve", ["serve", MISSING]),
     ("serve", ["serve", "{tmp}/plain"]),
+    ("watch", ["watch", MISSING]),
+    ("watch", ["watch", "{tmp}/plain"]),
+    ("watch", ["watch", "--report", "{tmp}/file.txt"]),
 ]
 
 NOTIFY_DB_CASES: list[tuple[str, list[str]]] = [

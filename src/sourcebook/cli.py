@@ -27,6 +27,7 @@ COMMANDS = {
     "notify": "sourcebook.commands.notify:notify",
     "release": "sourcebook.commands.release:release",
     "schema": "sourcebook.commands.schema:schema",
+    "watch": "sourcebook.commands.watch:watch",
 }
 
 

@@ -31,6 +31,7 @@ from sourcebook.check import (
     sizes,
     structure,
     usage,
+    watched,
 )
 from sourcebook.check.each import CHECKED, EntityRule, check_each
 from sourcebook.diagnostics import Diagnostics
@@ -86,4 +87,5 @@ def check_record(
         rule(record, graph, diagnostics)
     if rules is None:
         claims.check_claims(record, proofs, diagnostics)
+        watched.check_watch(record, proofs, diagnostics)
     return proofs

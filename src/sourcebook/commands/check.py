@@ -116,14 +116,17 @@ def check(
         print_diagnostics(shown, errors, warnings, entities)
         report = single.proofs if single is not None else None
         if quotes and single is not None and single.record is not None and report is not None:
-            from sourcebook.commands.library import print_quote_table
+            from sourcebook.commands.library import print_copy_table, print_quote_table
+            from sourcebook.library.copies import copy_proofs
 
+            copies = copy_proofs(single.record, report)
             print_quote_table(report)
+            print_copy_table(copies)
             if listed:
                 from sourcebook.commands.quote_list import print_quote_list
                 from sourcebook.library.explain import explain
 
-                print_quote_list(explain(report, single.record.library))
+                print_quote_list(explain(report, single.record.library), copies)
     sys.exit(1 if errors else 0)
 
 
@@ -162,16 +165,26 @@ def _entities(checked: Checked | CheckedHouse) -> int:
 
 
 def _quotes_json(checked, listed: bool) -> dict:  # type: ignore[no-untyped-def]
-    from sourcebook.commands.library import QUOTE_COLUMNS, quote_table
+    from sourcebook.commands.library import QUOTE_COLUMNS, copies_json, quote_table
+    from sourcebook.commands.quote_list import held_by
+    from sourcebook.library.copies import copy_proofs
     from sourcebook.library.explain import explain
 
     report = checked.proofs
     rows = quote_table(report) if report is not None else []
     out: dict = {"quotes": [dict(zip(QUOTE_COLUMNS, row, strict=True)) for row in rows]}
+    record = checked.record
+    copies = copy_proofs(record, report) if record is not None and report is not None else []
+    out["copies"] = copies_json(copies)
     if listed:
-        library = checked.record.library if checked.record is not None else None
+        library = record.library if record is not None else None
         explained = explain(report, library) if report is not None and library else []
-        out["quote_list"] = [item.as_json() for item in explained]
+        held = held_by(copies)
+        out["quote_list"] = [
+            item.as_json()
+            | {"copies": [{"shelf": s, "holds": h} for s, h in held.get(item.proof.claim, ())]}
+            for item in explained
+        ]
     return out
 
 

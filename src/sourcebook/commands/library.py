@@ -13,6 +13,7 @@ from sourcebook.commands.common import OUTPUT
 
 if TYPE_CHECKING:
     from sourcebook.interchange.page import Offer
+    from sourcebook.library.copies import CopyProofs
     from sourcebook.library.report import QuoteReport
 
 RECORD_ARGUMENT = click.argument(
@@ -47,7 +48,7 @@ def library() -> None:
 
 
 @library.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @RECORD_ARGUMENT
 @RECORD_OPTION
 @click.option("--source", "source", help="Name the item in this source's 'library:' list.")
@@ -86,23 +87,31 @@ def library() -> None:
     help="Bytes a URL's body may hold, on the wire and again once decompressed.",
 )
 @click.option(
+    "--refresh",
+    metavar="SHELF",
+    help="Take a new copy of the page held on SHELF beside it (never in its place), from "
+    "where it was taken or from TARGET, and name it in every source that names SHELF.",
+)
+@click.option(
     "--fill/--no-fill",
     default=True,
     help="With --source and a web page: fill the source's empty fields from the page's "
     "metadata (--no-fill only shows what it would fill).",
 )
 def add(
-    target: str,
+    target: str | None,
     record: Path | None,
     record_option: Path | None,
     source: str | None,
     timeout: str,
     max_bytes: str,
+    refresh: str | None,
     fill: bool,
     **details: object,
 ) -> None:
     """Add TARGET, a file or an http(s) URL, to the Library of RECORD (default: this
-    folder); the same bytes give the same item."""
+    folder); the same bytes give the same item. With --refresh SHELF, TARGET may be left
+    out (the page is fetched again from where SHELF was taken)."""
     from sourcebook.interchange.editor import EditError
     from sourcebook.interchange.page import offer_for
     from sourcebook.library.fetch import Budget
@@ -110,6 +119,11 @@ def add(
     from sourcebook.library.refusal import BAD_OPTION, NO_SUCH_RECORD_OR_SOURCE, TOO_LARGE, Refused
     from sourcebook.model.library import ItemKind
 
+    if refresh is not None:
+        _refresh(refresh, target, record, record_option, timeout, max_bytes)
+        return
+    if target is None:
+        raise click.UsageError("Missing argument 'TARGET': a file or an http(s) URL.")
     record = record_given(record, record_option)
     kind = details.pop("kind")
     try:
@@ -144,6 +158,52 @@ def add(
         click.echo(f"{item.shelf} named in the library of source '{source}'")
     if offer is not None:
         print_offer(offer, written=fill)
+
+
+def _refresh(
+    shelf: str,
+    target: str | None,
+    record: Path | None,
+    record_option: Path | None,
+    timeout: str,
+    max_bytes: str,
+) -> None:
+    """`library add --refresh SHELF [URL] [RECORD]`: a TARGET that is no http(s) address
+    is the record."""
+    from sourcebook.library.fetch import Budget
+    from sourcebook.library.refresh import refresh
+    from sourcebook.library.refusal import BAD_OPTION, Refused
+
+    if target is not None and not target.startswith(("http://", "https://")):
+        if record is not None:
+            refuse(BAD_OPTION, f"--refresh takes a page's address as TARGET, not {target}")
+        record = Path(target)
+        target = None
+    root = record_given(record, record_option)
+    try:
+        budget = Budget(
+            seconds=_number("--timeout", timeout), max_bytes=_whole("--max-bytes", max_bytes)
+        )
+        done = refresh(root, shelf, target, budget)
+    except Refused as exc:
+        refuse(exc.code, str(exc))
+    except ValueError as exc:
+        refuse(BAD_OPTION, str(exc))
+    except OSError as exc:
+        refuse(BAD_OPTION, f"{shelf}: {exc.strerror or exc}")
+    item = done.item
+    if not done.new:
+        click.echo(
+            f"{item.shelf} holds the page as it is now: noted as read again on "
+            f"{item.read_again[-1]}"
+        )
+        return
+    click.echo(
+        f"{item.shelf} added beside {done.older.shelf}: {item.kind.value}, {item.file}, "
+        f"captured {item.captured}"
+    )
+    for source in done.named_in:
+        click.echo(f"{item.shelf} named in the library of source '{source}'")
 
 
 USAGE_CODES = frozenset({"Q106", "Q107", "Q108"})
@@ -243,3 +303,31 @@ def print_quote_table(report: QuoteReport) -> None:
     if marks:
         shown = ", ".join(f"{count} {mark}" for mark, count in sorted(marks.items()))
         click.echo(f"marked as not quotes: {shown}")
+
+
+def print_copy_table(copies: list[CopyProofs]) -> None:
+    """For each source with several copies, how many of its quotes each copy proves."""
+    if not copies:
+        return
+    click.echo("Quotes each copy proves, where a source has several:")
+    for found in copies:
+        for item in found.items:
+            refreshes = f", refreshing {item.refreshes}" if item.refreshes else ""
+            click.echo(
+                f"  {found.source}: {item.shelf} (taken {item.captured}{refreshes}) proves "
+                f"{found.proves(item)} of {len(found.held)}"
+            )
+
+
+def copies_json(copies: list[CopyProofs]) -> list[dict[str, object]]:
+    return [
+        {
+            "source": found.source,
+            "shelf": item.shelf,
+            "captured": item.captured,
+            "refreshes": item.refreshes,
+            "proves": [claim.text for claim, held in found.held.items() if held[index]],
+        }
+        for found in copies
+        for index, item in enumerate(found.items)
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,15 +11,34 @@ from sourcebook.diagnostics import shown
 from sourcebook.library.explain import Explained, Verdict
 from sourcebook.library.rules import RULES
 
+if TYPE_CHECKING:
+    from sourcebook.library.copies import CopyProofs
+    from sourcebook.model.refs import QuoteClaim
+
 QUOTE_SHOWN = 120
 """The most characters of a quote the list repeats."""
 
 
-def print_quote_list(explained: Iterable[Explained]) -> None:
+def print_quote_list(explained: Iterable[Explained], copies: Iterable[CopyProofs] = ()) -> None:
+    """Each quote's verdict; where its source has several copies, which hold it."""
+    held = held_by(copies)
     for item in explained:
         click.echo(_line(item))
         for detail in _details(item):
             click.echo(f"  {detail}")
+        each = held.get(item.proof.claim)
+        if each:
+            said = "; ".join(f"{shelf} {'holds it' if h else 'does not'}" for shelf, h in each)
+            click.echo(f"  copies: {said}")
+
+
+def held_by(copies: Iterable[CopyProofs]) -> dict[QuoteClaim, list[tuple[str, bool]]]:
+    """For each quote of a source with several copies, whether each copy holds it."""
+    return {
+        claim: [(item.shelf, h) for item, h in zip(found.items, held, strict=True)]
+        for found in copies
+        for claim, held in found.held.items()
+    }
 
 
 def _line(item: Explained) -> str:

@@ -29,6 +29,7 @@ from sourcebook.compile.rows import (
     write_library,
     write_quotes,
     write_refs,
+    write_watch,
 )
 from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read, schema
 from sourcebook.library.report import QuoteReport
@@ -197,6 +198,7 @@ def fill(
     if refs:
         write_refs(db, graph)
     write_library(db, record)
+    write_watch(db, record, proofs)
     write_quotes(db, graph, proofs)
     write_figures(db, record, proofs, clock)
     write_parties(db, record, proofs, clock)

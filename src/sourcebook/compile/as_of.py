@@ -37,6 +37,8 @@ _CLEAN_UP = {
     " UNION ALL SELECT id FROM retired_figures) OR input NOT IN (SELECT id FROM figures"
     " UNION ALL SELECT id FROM retired_figures)",
     "source_library": "DELETE FROM source_library WHERE source NOT IN (SELECT id FROM sources)",
+    "watch_visits": "DELETE FROM watch_visits WHERE source NOT IN (SELECT id FROM sources)",
+    "watch_addresses": "DELETE FROM watch_addresses WHERE source NOT IN (SELECT id FROM sources)",
     "campus_parties": "DELETE FROM campus_parties WHERE source IS NOT NULL"
     " AND source NOT IN (SELECT id FROM sources) OR campus NOT IN (SELECT id FROM campuses)"
     " OR party NOT IN (SELECT id FROM parties)",

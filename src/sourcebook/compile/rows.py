@@ -234,6 +234,57 @@ def write_library(db: sqlite3.Connection, record: Record) -> None:
     )
 
 
+def write_watch(db: sqlite3.Connection, record: Record, proofs: QuoteReport | None) -> None:
+    """The watch log, a row per visit, and each source's address with its state as of the
+    last watch (`check.watched`); what the live web holds now, so never cut to a day."""
+    from sourcebook.check.watched import watched
+
+    log = record.watch
+    db.executemany(
+        "INSERT INTO watch_visits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                source,
+                visit.url,
+                visit.day.isoformat(),
+                visit.status,
+                sql_value(visit.failure),
+                visit.note or None,
+                json.dumps([list(hop) for hop in visit.redirects]) if visit.redirects else None,
+                visit.final,
+                visit.sha256,
+                visit.size,
+                sql_value(visit.soft),
+                visit.similarity,
+                json.dumps([{"quote": s.quote, "held": s.held} for s in visit.quotes]),
+                visit.run or None,
+                visit.line,
+            )
+            for source in sorted(log.visits)
+            if record.get("source", source) is not None
+            for visit in log.visits[source]
+        ],
+    )
+    if not log:
+        return
+    db.executemany(
+        "INSERT INTO watch_addresses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                found.source.id,
+                found.index + 1,
+                found.url,
+                sql_value(found.state.state) if found.state else None,
+                found.state.day.isoformat() if found.state else None,
+                found.state.since.isoformat() if found.state else None,
+                found.state.moved_to if found.state else None,
+                json.dumps([q for q, _ in found.state.gone]) if found.state else None,
+            )
+            for found in watched(record, proofs)
+        ],
+    )
+
+
 def write_quotes(db: sqlite3.Connection, graph: Graph, proofs: QuoteReport | None) -> None:
     """Each quote claim with what the Library proved of it, where check has run the proof."""
     if proofs is not None:

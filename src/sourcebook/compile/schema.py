@@ -85,6 +85,17 @@ CREATE TABLE quotes (
     source TEXT NOT NULL, text TEXT NOT NULL, status TEXT, shelf TEXT, locator TEXT,
     file TEXT, line INTEGER, col INTEGER
 );
+CREATE TABLE watch_visits (
+    source TEXT NOT NULL, url TEXT NOT NULL, day TEXT NOT NULL, status INTEGER,
+    failure TEXT, note TEXT, redirects TEXT, final TEXT, sha256 TEXT, bytes INTEGER,
+    soft TEXT, similarity REAL, quotes TEXT, run TEXT, line INTEGER NOT NULL,
+    PRIMARY KEY (source, line)
+);
+CREATE TABLE watch_addresses (
+    source TEXT NOT NULL, position INTEGER NOT NULL, url TEXT NOT NULL, state TEXT,
+    day TEXT, since TEXT, moved_to TEXT, gone TEXT,
+    PRIMARY KEY (source, position)
+);
 """.replace("{figure_columns}", FIGURE_COLUMNS)
 
 SEARCH = """

@@ -49,6 +49,11 @@ class FetchError(Refused):
     code = FETCH_FAILED
 
 
+class RedirectRefused(FetchError):
+    """A redirect not followed: to another scheme, with a user name, or to another origin
+    whose host is not public. The server answered; where it pointed is not for a fetch."""
+
+
 @dataclass(frozen=True)
 class Budget:
     """What one fetch may cost: its bytes (on the wire and decompressed) and its time."""
@@ -95,6 +100,8 @@ class Fetched:
     """The body decoded of its content encodings; empty for a 304."""
     redirects: tuple[str, ...] = ()
     """Each address that redirected, in order, the address asked for first."""
+    hops: tuple[int, ...] = ()
+    """The status each of `redirects` answered with (301, 302, 303, 307 or 308)."""
     request: Sent = field(default_factory=lambda: Sent("GET", "/", ()))
 
     def header(self, name: str) -> str | None:
@@ -123,15 +130,17 @@ def fetch(
     *,
     since: Validators | None = None,
     resolve: Resolver | None = None,
+    user_agent: str = USER_AGENT,
 ) -> Fetched:
     """Fetch `url` (an http or https address) as the module says; `since` makes the
-    request conditional, `resolve` replaces the system's resolver. Raises FetchError.
+    request conditional, `resolve` replaces the system's resolver, `user_agent` names who
+    asks. Raises FetchError (RedirectRefused for a redirect not followed).
 
     The fetch runs on a worker thread, so that the deadline holds even while a read is
     waiting on the socket; a worker past its deadline is told to stop and left to its
     own read timeout."""
     budget = budget or Budget()
-    job = _Job(url, budget, since or Validators(), Pins(resolve or system_resolver))
+    job = _Job(url, budget, since or Validators(), Pins(resolve or system_resolver), user_agent)
     worker = threading.Thread(target=job.run, daemon=True)
     worker.start()
     worker.join(budget.seconds)
@@ -150,6 +159,7 @@ class _Job:
     budget: Budget
     since: Validators
     pins: Pins
+    user_agent: str = USER_AGENT
     fetched: Fetched | None = None
     error: BaseException | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
@@ -175,6 +185,7 @@ class _Job:
             raise FetchError(f"{self.url}: only http and https addresses are fetched")
         home = Origin.of(current)
         redirects: list[str] = []
+        hops: list[int] = []
         with httpx.Client(
             timeout=httpx.Timeout(self.budget.seconds),
             trust_env=False,
@@ -185,12 +196,13 @@ class _Job:
                 try:
                     if _redirects(response):
                         redirects.append(str(current))
+                        hops.append(response.status_code)
                         current = _redirect_target(current, response.headers["location"])
                         continue
                     raw = self._read(response, current, deadline)
                 finally:
                     response.close()
-                return self._fetched(current, response, raw, tuple(redirects))
+                return self._fetched(current, response, raw, (tuple(redirects), tuple(hops)))
         raise FetchError(f"{self.url}: more than {MAX_REDIRECTS} redirects")
 
     def _send(self, client: Any, url: Any, trusted: bool) -> Any:
@@ -205,7 +217,7 @@ class _Job:
             raise FetchError(f"{url}: the host cannot be found: {exc}") from None
         if not trusted:
             _refuse_special(url, addresses)
-        headers = {"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING}
+        headers = {"User-Agent": self.user_agent, "Accept-Encoding": ACCEPT_ENCODING}
         headers |= self.since.headers() | {"Host": url.netloc.decode("ascii")}
         failure: Exception | None = None
         for address in list(addresses):
@@ -233,7 +245,9 @@ class _Job:
                 raise _too_slow(str(url), self.budget) from None
             raise FetchError(f"{url}: {exc or type(exc).__name__}") from None
 
-    def _fetched(self, url: Any, response: Any, raw: bytes, redirects: tuple[str, ...]) -> Fetched:
+    def _fetched(
+        self, url: Any, response: Any, raw: bytes, chain: tuple[tuple[str, ...], tuple[int, ...]]
+    ) -> Fetched:
         encoding = response.headers.get("content-encoding")
         body = b"" if response.status_code == 304 else decompressed(raw, encoding, self.budget, url)
         request = response.request
@@ -244,7 +258,8 @@ class _Job:
             headers=tuple(response.headers.multi_items()),
             raw=raw,
             body=body,
-            redirects=redirects,
+            redirects=chain[0],
+            hops=chain[1],
             request=Sent(
                 request.method,
                 request.url.raw_path.decode("ascii"),
@@ -263,11 +278,11 @@ def _redirect_target(current: Any, location: str) -> Any:
     try:
         target = current.join(location)
     except httpx.InvalidURL:
-        raise FetchError(f"{current}: redirected to an address that cannot be read") from None
+        raise RedirectRefused(f"{current}: redirected to an address that cannot be read") from None
     if target.scheme not in ("http", "https"):
-        raise FetchError(f"{current}: redirected to a {target.scheme}: address")
+        raise RedirectRefused(f"{current}: redirected to a {target.scheme}: address")
     if target.userinfo:
-        raise FetchError(f"{current}: redirected to an address with a user name; not followed")
+        raise RedirectRefused(f"{current}: redirected to an address with a user name; not followed")
     return target
 
 
@@ -275,7 +290,7 @@ def _refuse_special(url: Any, addresses: list[str]) -> None:
     for address in addresses:
         reason = special(address)
         if reason:
-            raise FetchError(
+            raise RedirectRefused(
                 f"redirected to {url}, whose host is {address}, {reason}: a redirect may "
                 "leave the origin given only for a public address; not followed"
             )

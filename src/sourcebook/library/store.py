@@ -48,6 +48,8 @@ class Original:
     """The text to hold, where it is not to be extracted: an image's transcription, or
     a capture file's text without its header."""
     warc: bytes | None = None
+    refreshes: str | None = None
+    """The shelf of the older copy of the same page this one is taken beside."""
 
 
 def add_original(root: Path, original: Original) -> tuple[Item, bool]:
@@ -106,7 +108,19 @@ def _item(
         holds=original.holds,
         pages=extracted.pages,
         warc=f"{shelf}.warc.gz" if original.warc is not None else None,
+        refreshes=original.refreshes,
     )
+
+
+def read_again(root: Path, item: Item, day: str) -> Item:
+    """Note in an item's metadata that its original was read again on `day` (once a day)."""
+    if day in item.read_again:
+        return item
+    again = item.model_copy(update={"read_again": (*item.read_again, day)})
+    library = read_library(root, FOLDER, Diagnostics())
+    with _locked(state_folder(root, "library")):
+        write_atomic(library.meta_path(item.shelf), dump_item(again).encode("utf-8"))
+    return again
 
 
 def sweep_partials(folder: Path) -> list[Path]:

@@ -227,6 +227,7 @@ def record_as_of(record: Record, day: date, clock: Known | None = None) -> Recor
         gone.setdefault(kind, set()).add(entity_id)
     then = Record(record.root, record.settings, broken=set(record.broken))
     then.library = record.library
+    then.watch = record.watch  # what the live web holds now, as the Library is kept whole
     then.withheld = {**record.withheld, **withheld}
     stamp = f"{day.isoformat()} {sorted(withheld)}".encode()
     for entity in record:

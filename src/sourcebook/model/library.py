@@ -62,6 +62,12 @@ class Item(BaseModel):
         default=(), description="Days on which the copy was read again."
     )
     warc: str | None = Field(default=None, description="The WARC file of a web capture.")
+    refreshes: str | None = Field(
+        default=None,
+        pattern=r"^S[1-9]\d*$",
+        description="The shelf of the older copy of the same page that this one was taken "
+        "beside (library add --refresh).",
+    )
 
     @property
     def read_as_image(self) -> bool:

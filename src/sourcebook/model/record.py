@@ -12,6 +12,7 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.library import Library
 from sourcebook.model.settings import Settings
+from sourcebook.model.watch import WatchLog
 
 
 @dataclass
@@ -32,6 +33,8 @@ class Record:
     site shows its words without a link."""
     library: Library = field(init=False)
     """The archived copies of the sources in library/; empty where there is none."""
+    watch: WatchLog = field(default_factory=WatchLog)
+    """What `sourcebook watch` saw of the sources' addresses on the live web (watch/)."""
     _keys: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -92,6 +95,7 @@ class Record:
                 drafts.setdefault(entity.KIND, set()).add(entity.id)
         kept = Record(self.root, self.settings, broken=set(self.broken))
         kept.library = self.library
+        kept.watch = self.watch
         kept.withheld = dict(self.withheld)
         # an entity as published is its file's and the drafts' it leaves out: read as both
         left_out = repr(sorted((kind, sorted(ids)) for kind, ids in drafts.items())).encode()

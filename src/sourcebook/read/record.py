@@ -48,9 +48,11 @@ def read_record(
     ]
     check_published_links(confined, shown_root, diagnostics)
     from sourcebook.read.library import read_library
+    from sourcebook.read.watch import read_watch
 
     with reading(files, settings.limits.max_file_bytes, kept, seen) as reads:
         record.library = read_library(root, shown_root, diagnostics)
+        record.watch = read_watch(root, shown_root, settings.limits.max_file_bytes, diagnostics)
         for read in reads:
             _add(read, record, diagnostics)
     return record

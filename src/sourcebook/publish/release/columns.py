@@ -17,6 +17,7 @@ from sourcebook.model.base import DAY_PATTERN
 from sourcebook.model.kinds import KINDS, CampusParty, Figure, Grade, Parameter, Role
 from sourcebook.model.library import Item
 from sourcebook.model.units import DIMENSIONS
+from sourcebook.model.watch import Failure, Soft, State
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,50 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "shelf": Column("The shelf of one of its copies in the Library."),
         "position": Column("The copy's place in the source's list, from 1."),
     },
+    "watch_visits": {
+        "source": Column("The id of the source whose address was visited."),
+        "url": Column("The address visited, as the source lists it."),
+        "day": Column("The day of the visit.", type="date"),
+        "status": Column("The HTTP status of the last answer; empty where there was none."),
+        "failure": Column(
+            "Why there was no answer to judge: no answer, refused (a redirect not "
+            "followed) or robots (robots.txt forbids the visit).",
+            enum=tuple(failure.value for failure in Failure),
+        ),
+        "note": Column("Why, in a line."),
+        "redirects": Column(
+            "Each address that redirected, with its status, the one visited first.", type="array"
+        ),
+        "final": Column("The address the answer came from, where it was redirected."),
+        "sha256": Column("The SHA-256 of the body the address answered with."),
+        "bytes": Column("The body's size.", unit="byte"),
+        "soft": Column(
+            "What a page answering 200 read as, where it was not the page it was.",
+            enum=tuple(soft.value for soft in Soft),
+        ),
+        "similarity": Column("How much of the Library's copy the page held, from 0 to 1."),
+        "quotes": Column(
+            "Each quote of the source, and whether the page held it (null: no text to look in).",
+            type="array",
+        ),
+        "run": Column("The watch the visit was made by."),
+        "line": Column("The line of watch/SOURCE.jsonl that holds it, from 1."),
+    },
+    "watch_addresses": {
+        "source": Column("The source's id."),
+        "position": Column("The address's place in the source's urls, from 1."),
+        "url": Column("The address."),
+        "state": Column(
+            "What the last watch found: empty where no watch visited it.",
+            enum=tuple(state.value for state in State),
+        ),
+        "day": Column("The day of its last visit.", type="date"),
+        "since": Column("The first day of the state's run of visits.", type="date"),
+        "moved_to": Column("Where a permanent redirect sends it."),
+        "gone": Column(
+            "The quotes its copy proves that the live page no longer holds.", type="array"
+        ),
+    },
     "quotes": {
         "owner_kind": Column("The kind of the entity the quote is written in.", enum=KIND_NAMES),
         "owner_id": Column("The id of the entity the quote is written in."),
@@ -220,6 +265,8 @@ TABLE_DESCRIPTIONS = {
     "library_items": "The archived copies of the sources in the Library.",
     "source_library": "Which Library copies each source has.",
     "quotes": "Every quote claim, with what the Library proved of it.",
+    "watch_visits": "Every visit sourcebook watch made to a source's address (watch/).",
+    "watch_addresses": "Each address of each source, with what the last watch found there.",
 }
 
 COLUMNS["retired_figures"] = COLUMNS["figures"]
@@ -257,6 +304,8 @@ FOREIGN_KEYS: dict[str, list[ForeignKey]] = {
         (("source",), "sources", ("id",)),
         (("shelf",), "library_items", ("shelf",)),
     ],
+    "watch_visits": [(("source",), "sources", ("id",))],
+    "watch_addresses": [(("source",), "sources", ("id",))],
     "quotes": [
         (("owner_kind", "owner_id"), "entities", ENTITY),
         (("source",), "sources", ("id",)),

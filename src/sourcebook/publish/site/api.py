@@ -92,7 +92,24 @@ def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
     if entity.KIND in ("campus", "party"):
         data["timelines"] = computed.timelines(entity)
         data["conflicts"] = computed.conflicts(entity)
+    if entity.KIND == "source":
+        data["watch"] = watch_document(view, entity)
     return data
+
+
+def watch_document(view: SiteView, source: Entity) -> dict[str, Any]:
+    """A source on the live web: each address's state as of the last watch, and every
+    visit of its log (watch/SOURCE.jsonl), as the log has it."""
+    import dataclasses
+    import json
+
+    from sourcebook.read.watch import line_of
+
+    visits = view.record.watch.visits.get(source.id, [])
+    return {
+        "addresses": [dataclasses.asdict(a) for a in view.query.addresses(source)],  # type: ignore[arg-type]
+        "visits": [json.loads(line_of(visit)) for visit in visits],
+    }
 
 
 def reference(view: SiteView, entity: Entity) -> dict[str, Any]:

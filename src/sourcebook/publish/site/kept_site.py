@@ -44,8 +44,9 @@ from sourcebook.read.kept import code
 from sourcebook.read.paths import Confined
 from sourcebook.read.state import state_folder
 
-OWN_FOLDERS = ("templates", "static")
-"""The record's folders every page may read from."""
+OWN_FOLDERS = ("templates", "static", "watch")
+"""The record's folders every page may read from: a watch's log changes the sources'
+addresses, the Library's pages and the Data page, and is written once a watch."""
 
 
 @dataclass(frozen=True)

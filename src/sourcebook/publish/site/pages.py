@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sourcebook.link.backlinks import sort_key
@@ -84,7 +84,7 @@ SECTION_KINDS = {
 
 def sections(record: Record, releases: Sequence[Release] = ()) -> list[str]:
     """The sections this record fills, in the navigation's order."""
-    filled = {"data": bool(releases), "machine": bool(record.of("campus"))}
+    filled = {"data": bool(releases) or bool(record.watch), "machine": bool(record.of("campus"))}
     return [
         name
         for name, _ in NAV
@@ -132,6 +132,8 @@ def site_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> 
             pages.extend(_data(releases, urls))
         else:
             pages.extend(SECTION_PAGES[name](record, urls))
+    if len(record.library):
+        pages.extend(_library(record, urls))
     pages.append(Page(urls.section("about"), "about.html", {}))
     pages.append(Page(urls.section("search"), SEARCH_TEMPLATE, {}, listed=False))
     pages.append(Page(NOT_FOUND_URL, "404.html", {}, listed=False))
@@ -265,6 +267,20 @@ def _data(releases: Sequence[Release], urls: Urls) -> Iterator[Page]:
     if urls.origin:
         feed = {"feed_name": "releases", "feed_title": "Data releases"}
         yield Page(urls.section("releases-feed"), FEED_TEMPLATE, feed, listed=False)
+
+
+LIBRARY_TEMPLATES = ("library.html", "library_item.html")
+
+
+def _library(record: Record, urls: Urls) -> Iterator[Page]:
+    """The Library: the list of the copies it holds, and a page for each."""
+    from sourcebook.publish.site.watched import copy_contexts
+
+    copies = copy_contexts(record)
+    listed = [replace(copy, whole=False) for copy in copies]
+    yield Page(urls.section("library"), LIBRARY_TEMPLATES[0], {"copies": listed})
+    for copy in copies:
+        yield Page(urls.library_copy(copy.shelf), LIBRARY_TEMPLATES[1], {"copy": copy})
 
 
 CSV_TEMPLATE = "chart:csv"

@@ -13,10 +13,12 @@ from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Campus, CampusParty, Chapter, Source, Term, kind_by_name
 from sourcebook.model.record import Record
+from sourcebook.model.watch import Summary
 from sourcebook.publish.site.citations import Citations
 from sourcebook.publish.site.links import Links
 from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.releases import Release, entity_tables
+from sourcebook.publish.site.watched import Address, CopyContext, CopyPage, HeldCopy, SiteWatch
 
 CATEGORY_LABELS = {
     "company": "What the companies say",
@@ -50,6 +52,8 @@ class Query:
         """What it makes that pages share (as text, not entities), for the next build to
         take what is unchanged."""
         self._roles = _roles_by_party(record)
+        self.watch = SiteWatch(record, links.urls)
+        """The sources' addresses as of the last watch, and the Library's copies."""
 
     # Entities by their ids.
 
@@ -147,6 +151,26 @@ class Query:
             )
             for name in entity_tables(latest, entity)
         ]
+
+    # A source on the live web, and its copies in the Library.
+
+    def addresses(self, source: Source) -> list[Address]:
+        """Each address of the source with its state as of the last watch (see
+        `watched.py`): where dead or changed, the copies to send a reader to first."""
+        return self.watch.addresses(source)
+
+    def copies(self, source: Source) -> list[HeldCopy]:
+        """The source's copies in the Library, each a link to its page."""
+        return self.watch.copies(source)
+
+    def held(self, copy: CopyContext, text: bool = True) -> CopyPage | None:
+        """What the Library's page of one copy shows (its text only where `text`): `copy`
+        is the page's context, as `library.html` and `library_item.html` are given it."""
+        return self.watch.page(copy, text)
+
+    def watch_report(self) -> Summary | None:
+        """The last watch's counts of addresses by state, category and age of the source."""
+        return self.watch.report()
 
     # A source as reference managers read it.
 

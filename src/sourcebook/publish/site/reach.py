@@ -54,6 +54,8 @@ from sourcebook.model.kinds import KINDS, CampusParty, Evidence, Figure, Future,
 from sourcebook.model.projection import FutureResult, Year
 from sourcebook.model.record import Record
 from sourcebook.model.settings import Book, Limits, Notify, Settings, Site
+from sourcebook.model.watch import Summary
+from sourcebook.model.watch import Tally as WatchTally
 from sourcebook.notify.policy import Column, Statement, Table
 from sourcebook.notify.site import SignupForm
 from sourcebook.publish.site import paper
@@ -80,6 +82,7 @@ from sourcebook.publish.site.releases import Release, ReleaseFile
 from sourcebook.publish.site.series import InSeries
 from sourcebook.publish.site.urls import NavItem
 from sourcebook.publish.site.view import SiteView
+from sourcebook.publish.site.watched import Address, CopyContext, CopyPage, HeldCopy
 from sourcebook.publish.site.wayfinding import Crumb, MenuGroup
 
 PLAIN = frozenset(
@@ -133,6 +136,8 @@ def readable() -> dict[type, frozenset[str]]:
         InSeries, NavItem, Cell, Entry, Feed, Drawing, Counted, OwnerRow, RoleRow,
         paper.Figure, paper.RenderedPaper, SignupForm, Column, Table, MenuGroup, Crumb,
         CiteFormat, CampusState, Carried, Step,
+        # what the last watch found, and the Library's copies
+        Address, HeldCopy, CopyPage, CopyContext, Summary,
     ]  # fmt: skip
     found = {kind: fields(kind) for kind in data}
     found |= {kind.model: fields(kind.model, *entity) for kind in KINDS}
@@ -154,6 +159,7 @@ def readable() -> dict[type, frozenset[str]]:
         Release: fields(Release, "has"),
         ReleaseFile: fields(ReleaseFile, "runs"),
         Statement: fields(Statement, "sha256"),
+        WatchTally: fields(WatchTally, "total"),
         Page: frozenset({"url", "template", "listed"}),
         # the view and its parts
         SiteView: frozenset(
@@ -236,6 +242,10 @@ def readable() -> dict[type, frozenset[str]]:
                 "chapter_label",
                 "chapter_name",
                 "category_label",
+                "addresses",
+                "copies",
+                "held",
+                "watch_report",
             }
         ),  # fmt: skip
         MachineView: frozenset(

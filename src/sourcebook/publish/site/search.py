@@ -40,8 +40,9 @@ ANCHORED = ("indicator", "correction")
 """Kinds whose entities live at an anchor of a list page: indexed as records of their own."""
 UNUSED = ("pagefind-ui", "pagefind-modular-ui", "pagefind-component-ui", "pagefind-highlight")
 """Pagefind's own interfaces, which the site does not use (`static/search.js` is its own)."""
-LEFT_OUT = ("search.html", "404.html")
-"""Templates of the pages search does not index."""
+LEFT_OUT = ("search.html", "404.html", "library.html", "library_item.html")
+"""Templates of the pages search does not index: the Library's copies are the sources'
+words, found through the sources."""
 PAGE_KIND = "Page"
 """The kind of a page that is not an entity's: the glossary, the ledger, the front page."""
 LISTED = f'main[data-kind="{PAGE_KIND}"] > :not(h1):not(.lede)'

@@ -41,6 +41,7 @@ SECTIONS = {
     "observatory": "observatory",
     "paper": "paper",
     "paper-pdf": "paper.pdf",
+    "library": "library",
 }
 
 
@@ -164,6 +165,10 @@ class Urls:
 
     def static(self, name: str) -> str:
         return self.path(f"static/{name}")
+
+    def library_copy(self, shelf: str) -> str:
+        """The page of one copy the Library holds: /vol1/library/S4."""
+        return self.path(f"{SECTIONS['library']}/{shelf}")
 
     def absolute(self, url: str) -> str:
         """The full URL where base_url is set; the site-relative one where it is not."""

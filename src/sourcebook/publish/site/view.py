@@ -147,6 +147,7 @@ class SiteView:
     def use_proofs(self, proofs: QuoteReport | None) -> None:
         """What check proved of the quotes, which the sources' citations show."""
         self.citations.proofs = proofs
+        self.query.watch.use_proofs(proofs)
 
     def use_derived(self, derived: Derived) -> None:
         """What derive computed, for the pages that show it and the prose that says a
