@@ -127,10 +127,6 @@ def test_a_bad_path_is_one_line_and_exit_2(places: Path, command: str, args: lis
     _one_line_and_nothing_made(places, args)
 
 
-@pytest.mark.xfail(
-    reason="notify's own code makes the folder a mistyped --db names; its fix is notify's",
-    strict=False,
-)
 @pytest.mark.parametrize(
     ("command", "args"), NOTIFY_DB_CASES, ids=[" ".join(a) for _, a in NOTIFY_DB_CASES]
 )

@@ -65,7 +65,7 @@ def _database(record: Path, db: str | None, dev: bool = False) -> Iterator[Datab
         need_record(record)
     with _errors_as_lines():
         require_record(record)
-        database = open_migrated(database_target(record, db, dev))
+        database = open_migrated(database_target(record, db, dev), make_folder=db is None)
         try:
             yield database
         finally:

@@ -100,12 +100,14 @@ class SqliteDatabase:
 
     dialect = SQLITE
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, make_folder: bool = True):
         self.path = path
         self.shown = str(path)
         self._local = threading.local()
         self._write = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
+        if not make_folder and not path.parent.is_dir():
+            raise DatabaseError(f"cannot open {path}: {path.parent}: no such folder")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._connection().execute("PRAGMA journal_mode=WAL")
@@ -180,11 +182,13 @@ class PostgresDatabase:
         self._pool.close()
 
 
-def open_database(target: str) -> Database:
-    """A PostgreSQL URL (postgresql://…) or the path of a SQLite file."""
+def open_database(target: str, make_folder: bool = True) -> Database:
+    """A PostgreSQL URL (postgresql://…) or the path of a SQLite file, its folder made
+    where `make_folder` (the record's own place for it), else one that must exist (a path
+    the user gave: a slip of the keyboard makes nothing)."""
     if target.startswith(("postgresql://", "postgres://")):
         return PostgresDatabase(target)
-    return SqliteDatabase(Path(target))
+    return SqliteDatabase(Path(target), make_folder)
 
 
 def _without_password(url: str) -> str:

@@ -53,9 +53,10 @@ def database_target(record: Path, db: str | None, dev: bool = False) -> str:
     return db or os.environ.get(DB_ENV) or default_database(record, dev)
 
 
-def open_migrated(target: str) -> Database:
-    """The database at `target`, its schema brought up to date (a newer one is refused)."""
-    db = open_database(target)
+def open_migrated(target: str, make_folder: bool = True) -> Database:
+    """The database at `target`, its schema brought up to date (a newer one is refused);
+    `make_folder` as for `open_database`."""
+    db = open_database(target, make_folder)
     try:
         migrate(db)
     except Exception:
