@@ -99,6 +99,7 @@ def postgres_schema() -> Iterator[str]:
 def db_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """Where a test's database lives: a SQLite file, or a PostgreSQL schema of its own."""
     if request.param == "sqlite":
+        (tmp_path / "state").mkdir()
         yield str(tmp_path / "state" / "notify.sqlite3")
     else:
         with postgres_schema() as url:
