@@ -652,3 +652,85 @@ def test_a_release_publishes_data_not_pages(tmp_path: Path) -> None:
     headers = (hostile.site / "_headers").read_text(encoding="utf-8")
     rule = "/data/releases/2026-11-08/*\n  Content-Security-Policy: default-src 'none'"
     assert rule + "; sandbox\n  Content-Disposition: attachment" in headers
+
+
+# Route 7: a record's templates doing more than linear work.
+
+NESTED = "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}"
+DOUBLED = (
+    "{% set ns = namespace(s='x') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}"
+    "{% endfor %}{{ ns.s | length }}"
+)
+FORKED = (
+    "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(60) }}"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        (NESTED, "steps a page may take"),
+        (FORKED, "steps a page may take"),
+        ("{% for i in range(100000) %}{{ 'x' * 1000000 }}{% endfor %}", "the page would be"),
+        ("{{ 'x' * 10 ** 10 }}", "the repeated value would hold"),
+        ("{{ [0] * 10 ** 10 }}", "the repeated value would hold"),
+        ("{{ 10 ** (10 ** 9) }}", "the power would hold"),
+        (DOUBLED, "the joined string would hold"),
+        ("{{ '%0999999999d' % 1 }}", "a format may pad to"),
+        ("{{ '%0*d' % (999999999, 1) }}", "a format may pad to"),
+        ("{{ '%0999999999d' | format(1) }}", "a format may pad to"),
+        ("{{ '{:>999999999}'.format(1) }}", "a format may pad to"),
+        ("{{ '{:>{}}'.format(1, 999999999) }}", "a format may pad to"),
+        ("{{ 'x' | center(999999999) }}", "a format may pad to"),
+        ("{{ [1] | batch(999999999, 0) | list }}", "a format may pad to"),
+        ("{{ ('x' * 10000000) | replace('', 'yyyyyyyyyy') }}", "the replaced string would"),
+        ("{{ [[1]] * 100000 | sum(start=[]) }}", "sum adds numbers only"),
+    ],
+)
+def test_a_record_template_works_within_a_budget_linear_in_the_record(
+    tmp_path: Path, line: str, said: str
+) -> None:
+    """Each once ran for minutes or took gigabytes; each is now refused in one line at the
+    template's line, within the box's processor time and memory."""
+    hostile = _initialised(tmp_path, {"templates/term.html": "line one\n" + line + "\n"})
+    result = hostile.sourcebook("build")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert re.search(r"^error: templates/term\.html:2: TemplateBudgetError: ", result.stderr), (
+        result.stderr
+    )
+    assert said in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not hostile.site.exists() or not any(hostile.site.rglob("*.html"))
+
+
+def test_a_template_within_its_budget_renders_as_written(tmp_path: Path) -> None:
+    """The budget counts work; a template that loops, calls macros and formats within it
+    renders what it says."""
+    fine = (
+        "{% macro twice(s) %}{{ s ~ s }}{% endmacro %}"
+        "{% for i in range(3) %}{{ twice(i) }}{% endfor %}|{{ '%05d' % 42 }}|{{ 'ab' * 3 }}|"
+        "{{ '{:>6}'.format('x') }}|{{ [1, 2, 3] | sum }}|{{ 'a-b' | replace('-', '+') }}"
+    )
+    hostile = _initialised(tmp_path, {"templates/term.html": fine})
+    result = hostile.sourcebook("build")
+    assert result.returncode == 0, result.stdout + result.stderr
+    page = next(hostile.site.rglob("glossary/*/index.html")).read_text(encoding="utf-8")
+    assert page.endswith("001122|00042|ababab|     x|6|a+b"), page[-200:]
+
+
+def test_all_the_pages_of_a_build_share_one_budget(tmp_path: Path, monkeypatch) -> None:
+    """A page within its own budget, on every one of a record's pages, adds up: the pages of
+    a build share a budget linear in the record as well."""
+    from sourcebook.pipeline import build
+    from sourcebook.publish.site import template_budget
+    from sourcebook.publish.site.build import BuildError
+
+    each = "{% for i in range(20000) %}{% endfor %}"
+    files = {f"terms/t{i}.md": term(f"T{i}") for i in range(12)}
+    hostile = _initialised(tmp_path, {**files, "templates/term.html": each})
+    monkeypatch.setattr(template_budget, "STEPS_BASE", 50_000)
+    monkeypatch.setattr(template_budget, "BUILD_STEPS_BASE", 100_000)
+    monkeypatch.setattr(template_budget, "BUILD_STEPS_PER_ENTITY", 0)
+    monkeypatch.setattr(template_budget, "STEPS_PER_ENTITY", 0)
+    with pytest.raises(BuildError, match="steps a build's pages may take"):
+        build(hostile.record, hostile.site, search=False, jobs=1)

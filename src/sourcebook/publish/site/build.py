@@ -611,7 +611,7 @@ def _prepare(
         pages = [p for p in pages if p.url not in (ROOT_URL, NOT_FOUND_URL, ROBOTS_URL)]
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
-    view.use_templates(environment(record.root, globals_))
+    view.use_templates(environment(record.root, globals_, entities=len(record)))
     jobs = jobs or default_jobs(len(pages))
     return _Prepared(record, graph, urls, releases, view, pages, jobs, alone=not in_house)
 

@@ -23,6 +23,7 @@ with a SecurityError before it is read: a property is never run to find out.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import types
 from collections import OrderedDict, defaultdict
@@ -31,9 +32,15 @@ from enum import Enum
 from functools import cache
 from typing import Any
 
+from jinja2 import nodes
 from jinja2.environment import TemplateModule
 from jinja2.runtime import BlockReference, LoopContext, Macro, TemplateReference, Undefined
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.sandbox import (
+    ImmutableSandboxedEnvironment,
+    SandboxedEscapeFormatter,
+    SandboxedFormatter,
+    SecurityError,
+)
 from jinja2.utils import Cycler, Joiner, Namespace
 from markupsafe import Markup
 
@@ -80,6 +87,16 @@ from sourcebook.publish.site.query import Query
 from sourcebook.publish.site.reads import TracedRecord
 from sourcebook.publish.site.releases import Release, ReleaseFile
 from sourcebook.publish.site.series import InSeries
+from sourcebook.publish.site.template_budget import FILTERS as BUDGET_FILTERS
+from sourcebook.publish.site.template_budget import (
+    INTERCEPTED,
+    Budget,
+    BudgetedTemplate,
+    Counting,
+    binop,
+    charge,
+    refuse_spec_widths,
+)
 from sourcebook.publish.site.urls import NavItem
 from sourcebook.publish.site.view import SiteView
 from sourcebook.publish.site.watched import Address, CopyContext, CopyPage, HeldCopy
@@ -279,12 +296,58 @@ def is_plain(value: Any) -> bool:
 
 class RecordSandbox(ImmutableSandboxedEnvironment):
     """Jinja's immutable sandbox, reading only what `readable` allows: a template reaches
-    plain values, the record's and derive's values, and the view's documented parts."""
+    plain values, the record's and derive's values, and the view's documented parts; each
+    render held to the budget of `template_budget` (its steps counted as it reads, calls
+    and loops, its values and its output sized)."""
+
+    template_class = BudgetedTemplate
+    intercepted_binops = INTERCEPTED
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._functions: frozenset[int] | None = None
         self._given_functions: list[Any] = []  # held, so that their ids stay theirs
+        self.filters.update(BUDGET_FILTERS)
+        self.budget = Budget.for_record(0)
+        """What its renders may do (`template_budget.Budget`, for the record's size)."""
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        tree = super()._parse(source, name, filename)
+        counted = Counting().visit(tree)
+        assert isinstance(counted, nodes.Template)
+        return counted
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        return binop(operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        charge()
+        return super().call(__context, __obj, *args, **kwargs)
+
+    def wrap_str_format(self, value: Any) -> Any:
+        """`str.format` of a template, its fields' widths sized (see `SizedFormatter`)."""
+        if not isinstance(value, types.MethodType | types.BuiltinMethodType) or (
+            value.__name__ not in ("format", "format_map")
+        ):
+            return None
+        text = value.__self__
+        if not isinstance(text, str):
+            return None
+        formatter: SandboxedFormatter
+        if isinstance(text, Markup):
+            formatter = SizedEscapeFormatter(self, escape=text.escape)
+        else:
+            formatter = SizedFormatter(self)
+        by_map = value.__name__ == "format_map"
+
+        def formatted(*args: Any, **kwargs: Any) -> str:
+            if by_map:
+                if kwargs or len(args) != 1:
+                    raise TypeError("format_map() takes exactly one mapping")
+                return type(text)(formatter.vformat(text, (), args[0]))
+            return type(text)(formatter.vformat(text, args, kwargs))
+
+        return functools.update_wrapper(formatted, value)
 
     def may_read(self, obj: Any, attr: str) -> bool:
         """Whether a template may read `attr` of `obj`, decided before it is read."""
@@ -302,6 +365,7 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
         return self.may_read(obj, attr) and super().is_safe_attribute(obj, attr, value)
 
     def getattr(self, obj: Any, attribute: str) -> Any:
+        charge()
         names = readable().get(type(obj))
         if names is not None:
             if attribute in names:
@@ -319,6 +383,7 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
         return super().getattr(obj, attribute)
 
     def getitem(self, obj: Any, argument: Any) -> Any:
+        charge()
         if _open(obj):
             return super().getitem(obj, argument)
         if isinstance(obj, tuple) and isinstance(argument, int) and type(obj) in readable():
@@ -357,6 +422,22 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
             self._given_functions = [v for v in self.globals.values() if callable(v)]
             self._functions = frozenset(id(v) for v in self._given_functions)
         return self._functions
+
+
+class SizedFormatter(SandboxedFormatter):
+    """Jinja's sandboxed `str.format`, refusing a field padded past the widest allowed."""
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        refuse_spec_widths(format_spec)
+        return super().format_field(value, format_spec)
+
+
+class SizedEscapeFormatter(SandboxedEscapeFormatter):
+    """`SizedFormatter` for a Markup's `format`, escaping what it fills in."""
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        refuse_spec_widths(format_spec)
+        return super().format_field(value, format_spec)
 
 
 _MISSING = object()

@@ -38,6 +38,7 @@ from sourcebook.publish.site.policy import page_policy, with_policy
 from sourcebook.publish.site.reach import RecordSandbox
 from sourcebook.publish.site.reads import READS, Shared, Token
 from sourcebook.publish.site.swap import read_ahead, write_file
+from sourcebook.publish.site.template_budget import Budget
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.wording import day, file_size
 from sourcebook.read.paths import Confined
@@ -57,12 +58,13 @@ FILTERS: dict[str, Callable[[Any], str]] = {"day": day, "size": file_size}
 Progress = Callable[[int], None]
 
 
-def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
+def environment(record_root: Path, globals_: dict[str, Any], entities: int = 0) -> Environment:
     """Jinja2 with autoescaping on; the record's templates/ first, then the built-in ones.
 
     A record's own templates are code from whoever wrote the record: where it has any, every
     template renders in `RecordSandbox`, which lets a template reach plain values, the
-    record's values and the view's documented parts, and nothing else (see `reach.py`)."""
+    record's values and the view's documented parts, and nothing else (see `reach.py`),
+    each render within a budget linear in the record's `entities` (`template_budget.py`)."""
     builtin = FileSystemLoader(TEMPLATES)
     own = record_root / "templates"
     confined = Confined(record_root)
@@ -82,6 +84,8 @@ def environment(record_root: Path, globals_: dict[str, Any]) -> Environment:
     )
     env.filters.update(FILTERS)
     env.globals.update(globals_)
+    if isinstance(env, RecordSandbox):
+        env.budget = Budget.for_record(entities)
     return env
 
 
@@ -112,7 +116,8 @@ def _compiled_templates(sandboxed: bool) -> BytecodeCache | None:
     refused if anyone else could write to it), never in the record: compiled templates are
     code, and a record could hold any file. Sandboxed code is kept apart from plain code."""
     try:
-        return FileSystemBytecodeCache(pattern=f"sourcebook-{'sandboxed-' * sandboxed}%s.cache")
+        kept = f"sourcebook-{'sandboxed-budgeted-' * sandboxed}%s.cache"
+        return FileSystemBytecodeCache(pattern=kept)
     except RuntimeError:  # a cache folder Jinja does not trust
         return None
 
