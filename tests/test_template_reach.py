@@ -45,10 +45,10 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.pipeline import check
 from sourcebook.publish.site.build import SiteBuild
-from sourcebook.publish.site.pages import site_pages
-from sourcebook.publish.site.reach import JINJA, RecordSandbox, is_plain, readable
-from sourcebook.publish.site.urls import SECTIONS
-from sourcebook.publish.site.view import SiteView
+from sourcebook.publish.site.pages.reach import JINJA, RecordSandbox, is_plain, readable
+from sourcebook.publish.site.pages.site_pages import site_pages
+from sourcebook.publish.site.pages.urls import SECTIONS
+from sourcebook.publish.site.view.site_view import SiteView
 
 JINJA_GLOBALS = frozenset(DEFAULT_NAMESPACE)
 """Jinja's own globals (`range`, `dict`, `lipsum`, `cycler`, `joiner`, `namespace`): called,
