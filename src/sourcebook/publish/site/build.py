@@ -37,6 +37,15 @@ from sourcebook.publish.site.kept_site import (
     Snapshot,
     folder_of,
 )
+from sourcebook.publish.site.pages.page import (
+    CSV_TEMPLATE,
+    FEED_TEMPLATE,
+    NOT_FOUND_URL,
+    PDF_TEMPLATE,
+    ROBOTS_URL,
+    ROOT_URL,
+    Page,
+)
 from sourcebook.publish.site.pages.releases import (
     Release,
     ReleaseReadError,
@@ -54,19 +63,9 @@ from sourcebook.publish.site.pages.render import (
     static_files,
     write_pages,
 )
+from sourcebook.publish.site.pages.sections import DRAWN_TEMPLATES
 from sourcebook.publish.site.pages.series import InSeries
-from sourcebook.publish.site.pages.site_pages import (
-    CSV_TEMPLATE,
-    DRAWN_TEMPLATES,
-    FEED_TEMPLATE,
-    NOT_FOUND_URL,
-    PDF_TEMPLATE,
-    ROBOTS_URL,
-    ROOT_URL,
-    Page,
-    navigation,
-    site_pages,
-)
+from sourcebook.publish.site.pages.site_pages import navigation, site_pages
 from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.reads import READS, Token, context_reads
 from sourcebook.publish.site.search.index import (

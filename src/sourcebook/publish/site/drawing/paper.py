@@ -98,7 +98,7 @@ def figure_html(view: SiteView, figure: Figure) -> Markup:
 
 
 def cited_sources(view: SiteView, paper: Paper) -> list[Source]:
-    from sourcebook.publish.site.pages.site_pages import bibliography_key
+    from sourcebook.publish.site.pages.sections import bibliography_key
 
     cited = [s for s in view.query.used(paper, "source") if isinstance(s, Source)]
     return sorted(cited, key=lambda s: bibliography_key(view.record, s))

@@ -16,7 +16,7 @@ from sourcebook.publish.site.formats.json_text import dumps, plain_value
 from sourcebook.publish.site.reads import READS
 
 if TYPE_CHECKING:
-    from sourcebook.publish.site.pages.site_pages import Page
+    from sourcebook.publish.site.pages.page import Page
     from sourcebook.publish.site.view.site_view import SiteView
 
 API = "api"
@@ -50,7 +50,7 @@ def document(view: SiteView, page: Page) -> dict[str, Any]:
 def with_twins(pages: list[Page], base: str) -> list[Page]:
     """The pages, each listed HTML page followed by its JSON twin (so that the same worker
     renders both, and what they share is worked out once); each page learns its twin's URL."""
-    from sourcebook.publish.site.pages.site_pages import Page
+    from sourcebook.publish.site.pages.page import Page
 
     out = []
     for page in pages:

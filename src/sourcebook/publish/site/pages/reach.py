@@ -71,11 +71,11 @@ from sourcebook.publish.site.drawing.machine_page import (
 from sourcebook.publish.site.formats.cite_formats import CiteFormat
 from sourcebook.publish.site.formats.feeds import Entry, Feed
 from sourcebook.publish.site.pages.links import Links
+from sourcebook.publish.site.pages.page import Page
 from sourcebook.publish.site.pages.releases import Release, ReleaseFile
+from sourcebook.publish.site.pages.sections import ConsentPolicy
 from sourcebook.publish.site.pages.series import InSeries
-from sourcebook.publish.site.pages.site_pages import ConsentPolicy, Page
-from sourcebook.publish.site.pages.urls import NavItem
-from sourcebook.publish.site.pages.wayfinding import Crumb, MenuGroup
+from sourcebook.publish.site.pages.wayfinding import Crumb, MenuGroup, NavItem
 from sourcebook.publish.site.reads import TracedRecord
 from sourcebook.publish.site.view.citations import Citations
 from sourcebook.publish.site.view.computed import Computed

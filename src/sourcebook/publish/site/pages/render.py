@@ -32,8 +32,8 @@ from jinja2.loaders import split_template_path
 
 from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site.formats import twins
+from sourcebook.publish.site.pages.page import SEARCH_TEMPLATE, Page
 from sourcebook.publish.site.pages.reach import RecordSandbox
-from sourcebook.publish.site.pages.site_pages import SEARCH_TEMPLATE, Page
 from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.reads import READS, Shared, Token
 from sourcebook.publish.site.serving.policy import page_policy, with_policy

@@ -11,38 +11,27 @@ does the same.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from sourcebook.model.base import Entity
 from sourcebook.model.settings import Site
+from sourcebook.publish.site.pages.sections import SECTIONS
 
-SECTIONS = {
+PLACES = {
     "home": "",
-    "glossary": "glossary",
-    "ledger": "ledger",
-    "scorecard": "scorecard",
-    "sources": "sources",
-    "notes": "notes",
-    "companion": "companion",
-    "machine": "machine",
-    "people": "people",
-    "parties": "parties",
-    "tests": "tests",
-    "corrections": "corrections",
-    "source-corrections": "corrections/sources",
-    "consent": "consent",
     "about": "about",
     "search": "search",
     "sitemap": "sitemap.xml",
     "robots": "robots.txt",
-    "corrections-feed": "corrections.atom",
-    "data": "data/releases",
-    "releases-feed": "data/releases.atom",
-    "observatory": "observatory",
-    "paper": "paper",
-    "paper-pdf": "paper.pdf",
-    "library": "library",
 }
+"""The pages every site has beside its sections, by name: their paths below the volume."""
+PATHS = PLACES | {
+    name: path
+    for section in SECTIONS
+    for name, path in [(section.name, section.path), *section.beside.items()]
+    if path is not None
+}
+"""Where each named page lives: the places above, and each section and what it writes
+beside its page (see `sections.SECTIONS`)."""
 
 
 def _term(e: Entity) -> str:
@@ -85,7 +74,7 @@ def _correction(e: Entity) -> str:
 def _scenario(e: Entity) -> str:
     # A scenario lives at the volume's top level, as the book links it (/vol1/hyperion),
     # unless its id is a section's: then under futures/, so that neither hides the other.
-    taken = {path.split("/", 1)[0] for path in SECTIONS.values()} | {
+    taken = {path.split("/", 1)[0] for path in PATHS.values()} | {
         "static",
         "404.html",
         "pagefind",
@@ -137,7 +126,7 @@ class Urls:
         return f"{self.base}/{relative}" if relative else f"{self.base}/"
 
     def section(self, name: str) -> str:
-        return self.path(SECTIONS[name])
+        return self.path(PATHS[name])
 
     def entity(self, entity: Entity) -> str:
         """The URL of an entity of a kind the site shows (KeyError for any other)."""
@@ -157,18 +146,18 @@ class Urls:
 
     def chart_csv(self, chart: Entity) -> str:
         """A chart's data as CSV: /vol1/observatory/ID.csv."""
-        return self.path(f"{SECTIONS['observatory']}/{chart.id}.csv")
+        return self.path(f"{PATHS['observatory']}/{chart.id}.csv")
 
     def release_file(self, version: str, path: str) -> str:
         """Where a file of a data release is served: /vol1/data/releases/VERSION/PATH."""
-        return self.path(f"{SECTIONS['data']}/{version}/{path}")
+        return self.path(f"{PATHS['data']}/{version}/{path}")
 
     def static(self, name: str) -> str:
         return self.path(f"static/{name}")
 
     def library_copy(self, shelf: str) -> str:
         """The page of one copy the Library holds: /vol1/library/S4."""
-        return self.path(f"{SECTIONS['library']}/{shelf}")
+        return self.path(f"{PATHS['library']}/{shelf}")
 
     def absolute(self, url: str) -> str:
         """The full URL where base_url is set; the site-relative one where it is not."""
@@ -185,15 +174,3 @@ class Urls:
             return path + "index.html"
         last = path.rsplit("/", 1)[-1]
         return path if "." in last else path + "/index.html"
-
-
-@dataclass(frozen=True, slots=True)
-class NavItem:
-    """One link of the site's navigation."""
-
-    label: str
-    url: str
-    count: int
-    """How many entities the page lists; 0 for a page that is not a list of them."""
-    group: str = ""
-    """The heading it stands under in the masthead's menu ("The book", …)."""

@@ -11,10 +11,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sourcebook.publish.site.pages.urls import NavItem, Urls
+from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.view.query import CATEGORY_LABELS
 
-MENU_HEADINGS = ("The book", "The buildout", "The evidence", "About")
+
+@dataclass(frozen=True, slots=True)
+class NavItem:
+    """One link of the site's navigation."""
+
+    label: str
+    url: str
+    count: int
+    """How many entities the page lists; 0 for a page that is not a list of them."""
+    group: str = ""
+    """The heading it stands under in the masthead's menu ("The book", …)."""
 
 
 @dataclass(frozen=True, slots=True)

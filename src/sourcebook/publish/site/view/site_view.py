@@ -25,9 +25,10 @@ from sourcebook.model.record import Record
 from sourcebook.publish.site.drawing.drawn import DrawnCharts
 from sourcebook.publish.site.pages.links import Links
 from sourcebook.publish.site.pages.releases import Release
+from sourcebook.publish.site.pages.sections import ABOUT, MENU_HEADINGS
 from sourcebook.publish.site.pages.series import InSeries
-from sourcebook.publish.site.pages.urls import NavItem, Urls
-from sourcebook.publish.site.pages.wayfinding import MENU_HEADINGS, Crumb, Trail, menu
+from sourcebook.publish.site.pages.urls import Urls
+from sourcebook.publish.site.pages.wayfinding import Crumb, NavItem, Trail, menu
 from sourcebook.publish.site.reads import READS, Shared, Token, TracedRecord
 from sourcebook.publish.site.view.citations import Citations
 from sourcebook.publish.site.view.computed import Computed
@@ -59,9 +60,9 @@ class SiteView:
         self.site = record.settings.site
         self.urls = urls
         self.nav = nav
-        """The navigation's links, in its order (see `pages.navigation`)."""
+        """The navigation's links, in its order (see `site_pages.navigation`)."""
         self._nav_urls = {item.url for item in nav}
-        about = NavItem("About the book", urls.section("about"), 0, "About")
+        about = NavItem("About the book", urls.section("about"), 0, ABOUT)
         self.menu = menu(nav, about, MENU_HEADINGS)
         """The navigation's links under the masthead menu's headings."""
         self._menu_urls = {item.url for group in self.menu for item in group.items}
