@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sourcebook.model.record import Record
+from sourcebook.publish.site.pages import sections as table
 from sourcebook.publish.site.pages.page import (
     NOT_FOUND_URL,
     ROBOTS_URL,
@@ -19,14 +20,14 @@ from sourcebook.publish.site.pages.page import (
     Page,
 )
 from sourcebook.publish.site.pages.releases import Release
-from sourcebook.publish.site.pages.sections import SECTIONS, Section, scenario_list
+from sourcebook.publish.site.pages.sections import Section, scenario_list
 from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.pages.wayfinding import NavItem
 
 
 def sections(record: Record, releases: Sequence[Release] = ()) -> list[Section]:
     """The sections this record fills, in the navigation's order."""
-    return [section for section in SECTIONS if section.exists(record, releases)]
+    return [section for section in table.SECTIONS if section.exists(record, releases)]
 
 
 def navigation(

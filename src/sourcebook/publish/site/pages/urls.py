@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from sourcebook.model.base import Entity
 from sourcebook.model.settings import Site
-from sourcebook.publish.site.pages.sections import SECTIONS
+from sourcebook.publish.site.pages import sections
 
 PLACES = {
     "home": "",
@@ -24,14 +24,17 @@ PLACES = {
     "robots": "robots.txt",
 }
 """The pages every site has beside its sections, by name: their paths below the volume."""
-PATHS = PLACES | {
-    name: path
-    for section in SECTIONS
-    for name, path in [(section.name, section.path), *section.beside.items()]
-    if path is not None
-}
-"""Where each named page lives: the places above, and each section and what it writes
-beside its page (see `sections.SECTIONS`)."""
+
+
+def paths() -> dict[str, str]:
+    """Where each named page lives: the places above, and each section of the table and
+    what it writes beside its page (`sections.SECTIONS`, read as it stands)."""
+    return PLACES | {
+        name: path
+        for section in sections.SECTIONS
+        for name, path in [(section.name, section.path), *section.beside.items()]
+        if path is not None
+    }
 
 
 def _term(e: Entity) -> str:
@@ -74,7 +77,7 @@ def _correction(e: Entity) -> str:
 def _scenario(e: Entity) -> str:
     # A scenario lives at the volume's top level, as the book links it (/vol1/hyperion),
     # unless its id is a section's: then under futures/, so that neither hides the other.
-    taken = {path.split("/", 1)[0] for path in PATHS.values()} | {
+    taken = {path.split("/", 1)[0] for path in paths().values()} | {
         "static",
         "404.html",
         "pagefind",
@@ -118,6 +121,7 @@ class Urls:
 
     def __init__(self, site: Site):
         self.base = normalize_base_path(site.base_path)
+        self.paths = paths()
         origin = site.base_url.strip().rstrip("/")
         self.origin = origin if origin.startswith(("https://", "http://")) else ""
 
@@ -126,7 +130,7 @@ class Urls:
         return f"{self.base}/{relative}" if relative else f"{self.base}/"
 
     def section(self, name: str) -> str:
-        return self.path(PATHS[name])
+        return self.path(self.paths[name])
 
     def entity(self, entity: Entity) -> str:
         """The URL of an entity of a kind the site shows (KeyError for any other)."""
@@ -146,18 +150,18 @@ class Urls:
 
     def chart_csv(self, chart: Entity) -> str:
         """A chart's data as CSV: /vol1/observatory/ID.csv."""
-        return self.path(f"{PATHS['observatory']}/{chart.id}.csv")
+        return self.path(f"{self.paths['observatory']}/{chart.id}.csv")
 
     def release_file(self, version: str, path: str) -> str:
         """Where a file of a data release is served: /vol1/data/releases/VERSION/PATH."""
-        return self.path(f"{PATHS['data']}/{version}/{path}")
+        return self.path(f"{self.paths['data']}/{version}/{path}")
 
     def static(self, name: str) -> str:
         return self.path(f"static/{name}")
 
     def library_copy(self, shelf: str) -> str:
         """The page of one copy the Library holds: /vol1/library/S4."""
-        return self.path(f"{PATHS['library']}/{shelf}")
+        return self.path(f"{self.paths['library']}/{shelf}")
 
     def absolute(self, url: str) -> str:
         """The full URL where base_url is set; the site-relative one where it is not."""
