@@ -30,7 +30,7 @@ class Links:
         return found
 
     def section(self, name: str) -> str:
-        """A section's page: 'glossary' → '/vol1/glossary' (see `urls.SECTIONS`)."""
+        """A section's page: 'glossary' → '/vol1/glossary' (see `sections.SECTIONS`)."""
         return self.urls.section(name)
 
     def static(self, name: str) -> str:
