@@ -1,8 +1,10 @@
 """The pages: which pages a record's site has, where each lives, and how each is written.
 
-`site_pages.py` lists a record's pages, each a URL, a template and what the template needs;
-`urls.py` says where every page and entity lives and which file serves it; `links.py` is
-the URLs as templates ask for them; `wayfinding.py` the masthead's menu and the breadcrumb;
+`sections.py` is the one table of the site's sections (each one's path, its link in the
+menu, its template, the pages it makes); `site_pages.py` lists a record's pages from it,
+each a `Page` (`page.py`: a URL, a template and what the template needs). `urls.py` says
+where every page and entity lives and which file serves it; `links.py` is the URLs as
+templates ask for them; `wayfinding.py` the masthead's menu and the breadcrumb;
 `releases.py` and `series.py` what the data page and the series' pages list. `render.py`
 turns a page into its file: the Jinja environment, the static files, the writing.
 
