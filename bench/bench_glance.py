@@ -9,7 +9,7 @@ bundled record's charts but the one of power by campus and month (their SQL read
 the tables every record has) and a paper citing twenty of its sources and embedding two
 charts. Builds each in a fresh process, R rounds interleaved: the record as generated,
 the copy with its charts drawn afresh (as on a fresh clone), and the copy with the
-drawings kept from the build before (see publish/site/vega.py). Prints the best of R
+drawings kept from the build before (see publish/site/drawing/vega.py). Prints the best of R
 builds of each, and the share the charts and the paper add, best to best and as the
 median of the rounds' ratios (the steadier on a shared machine): the target is under 10%
 of the full build.

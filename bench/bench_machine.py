@@ -34,8 +34,8 @@ def main() -> None:
     from sourcebook.pipeline import check, derive_checked
     from sourcebook.publish.site import build_site
     from sourcebook.publish.site.build import _prepare
-    from sourcebook.publish.site.machine_page import machine_of
-    from sourcebook.publish.site.render import Writer
+    from sourcebook.publish.site.drawing.machine_page import machine_of
+    from sourcebook.publish.site.pages.render import Writer
 
     root = record_dir(args.size, args.seed)
     started = time.perf_counter()

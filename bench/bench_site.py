@@ -128,7 +128,7 @@ def run_sourcebook(root: Path, ignore_errors: bool, spare: bool = True) -> Run:
     site is, with no spare to write into (every file made anew)."""
     out = OUT / f"{root.name}-site"
     if not spare:
-        from sourcebook.publish.site.swap import spare_of
+        from sourcebook.publish.site.serving.swap import spare_of
 
         # Moved aside, not deleted: on some disks files freed just before are slow to make.
         if spare_of(out).exists():
@@ -311,7 +311,7 @@ def best_hugo(site: Path, repeat: int, config: str = "hugo.toml") -> Run:
 def run_pagefind(public: Path) -> Run:
     """Pagefind indexing Hugo's pages, as a Hugo site gets its search: the same tool, the
     same binary, that `sourcebook build` runs over its own pages."""
-    from sourcebook.publish.site.search import executable
+    from sourcebook.publish.site.search.index import executable
 
     out = public.parent / "pagefind-out"
     shutil.rmtree(out, ignore_errors=True)

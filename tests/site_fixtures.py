@@ -425,7 +425,7 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 @contextmanager
 def serving(site: Path, base_path: str = "/vol1") -> Iterator[str]:
     """The built site served on 127.0.0.1 at a free port, in a thread; yields its origin."""
-    from sourcebook.publish.site.serve import make_server
+    from sourcebook.publish.site.serving.serve import make_server
 
     server = make_server(site, "127.0.0.1", 0, base_path)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -29,7 +29,7 @@ def site(
     from sourcebook.notify.server import InThread, bound_socket
     from sourcebook.notify.service import Service
     from sourcebook.notify.setup import open_migrated, record_settings, service_config
-    from sourcebook.publish.site.serve import make_server
+    from sourcebook.publish.site.serving.serve import make_server
 
     sock = bound_socket("127.0.0.1", 0)
     notify_url = f"http://127.0.0.1:{sock.getsockname()[1]}"

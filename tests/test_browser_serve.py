@@ -11,7 +11,7 @@ import pytest
 from site_fixtures import write_record
 
 from sourcebook.live import LiveSite
-from sourcebook.publish.site.serve import SiteServer
+from sourcebook.publish.site.serving.serve import SiteServer
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from conftest import BUNDLED, run
 from site_fixtures import write_record
 
-from sourcebook.publish.site.swap import MARK
+from sourcebook.publish.site.serving.swap import MARK
 
 INIT_FOLDERS = {"chapters", "parties", "people", "sources", "terms"}
 

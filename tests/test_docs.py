@@ -71,10 +71,10 @@ def test_every_notify_setting_is_documented():
 
 def test_every_part_templates_call_is_documented():
     """A record's own templates call the view's parts: docs/site.md names each method."""
-    from sourcebook.publish.site.figures import Figures
-    from sourcebook.publish.site.links import Links
-    from sourcebook.publish.site.page_prose import PageProse
-    from sourcebook.publish.site.query import Query
+    from sourcebook.publish.site.pages.links import Links
+    from sourcebook.publish.site.view.figures import Figures
+    from sourcebook.publish.site.view.page_prose import PageProse
+    from sourcebook.publish.site.view.query import Query
 
     site = (REPO / "docs" / "site.md").read_text(encoding="utf-8")
     parts = {"links": Links, "prose": PageProse, "figures": Figures, "query": Query}

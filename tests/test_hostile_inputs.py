@@ -31,7 +31,7 @@ import pytest
 from conftest import CHAPTER, SETTINGS, term
 
 from sourcebook.children import one_line, orphanless
-from sourcebook.publish.site import typeset, vega
+from sourcebook.publish.site.drawing import typeset, vega
 
 MEMORY = 2 * 1024**3
 """The memory (the data a process writes, RLIMIT_DATA) each run may use."""

@@ -26,7 +26,7 @@ import pytest
 from conftest import BUNDLED, CHAPTER, SETTINGS, term
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
-from sourcebook.publish.site.render import TEMPLATES
+from sourcebook.publish.site.pages.render import TEMPLATES
 
 MEMORY = 2 * 1024**3
 """The memory each run may use: the bombs below once took several GB. It limits the data

@@ -18,9 +18,9 @@ from sourcebook.derive import Derived
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.live import LiveSite
 from sourcebook.pipeline import KeptRuns, read_and_link
-from sourcebook.publish.site import render
 from sourcebook.publish.site.kept_site import Snapshot
-from sourcebook.publish.site.render import RenderError
+from sourcebook.publish.site.pages import render
+from sourcebook.publish.site.pages.render import RenderError
 
 TERM_PAGE = "vol1/glossary/one-machine/index.html"
 ALIASED = "title: One machine\naliases: [Stakes]\n"

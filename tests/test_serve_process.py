@@ -17,7 +17,7 @@ from host_fixtures import SRC, fetch, origin_of, serve_process, stop
 from site_fixtures import write_record
 
 from sourcebook.commands.common import loopback
-from sourcebook.publish.site.serve import LISTEN_BACKLOG, make_server
+from sourcebook.publish.site.serving.serve import LISTEN_BACKLOG, make_server
 
 
 @pytest.fixture

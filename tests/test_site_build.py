@@ -16,8 +16,8 @@ from sourcebook.derive import derive_checked
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.pipeline import check, check_linked, read_and_link
 from sourcebook.publish.site import BuildError, SiteBuild, build_site
-from sourcebook.publish.site import render as render_module
-from sourcebook.publish.site.swap import MARK
+from sourcebook.publish.site.pages import render as render_module
+from sourcebook.publish.site.serving.swap import MARK
 from sourcebook.read.state import STATE_FOLDER
 
 

@@ -8,7 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
-from sourcebook.publish.site.charts import Point, Series, legend, line_chart, nice_ceiling
+from sourcebook.publish.site.drawing.line_charts import (
+    Point,
+    Series,
+    legend,
+    line_chart,
+    nice_ceiling,
+)
 
 
 def chart(series: list[Series]) -> str:

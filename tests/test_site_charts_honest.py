@@ -22,13 +22,13 @@ from sourcebook.derive import open_record
 from sourcebook.derive.campuses import campus_order
 from sourcebook.model.units import shown
 from sourcebook.pipeline import check
-from sourcebook.publish.site.palette import (
+from sourcebook.publish.site.drawing.palette import (
     CAMPUS_COLOURS,
     STAGE_COLOURS,
     VERDICT_COLOURS,
     Palette,
 )
-from sourcebook.publish.site.vega import NARROW, WIDE
+from sourcebook.publish.site.drawing.vega import NARROW, WIDE
 
 BUNDLED = Path(__file__).resolve().parent.parent / "examples" / "compute-race"
 STAGE_RANK = {stage: rank for rank, stage in enumerate(STAGE_COLOURS)}

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from sourcebook.publish.site import vega
-from sourcebook.publish.site.vega import Drawing, full_spec, inline_svg
+from sourcebook.publish.site.drawing import vega
+from sourcebook.publish.site.drawing.vega import Drawing, full_spec, inline_svg
 
 SPEC = {"mark": "bar", "encoding": {"x": {"field": "a"}, "y": {"field": "b"}}}
 

@@ -12,15 +12,15 @@ import pytest
 
 from sourcebook.derive.charts import scorecard_lines
 from sourcebook.derive.scorecard import Answer, Point, Row
-from sourcebook.publish.site import vega
-from sourcebook.publish.site.palette import (
+from sourcebook.publish.site.drawing import vega
+from sourcebook.publish.site.drawing.palette import (
     CAMPUS_COLOURS,
     OTHER_COLOURS,
     STAGE_COLOURS,
     VERDICT_COLOURS,
     Palette,
 )
-from sourcebook.publish.site.vega import NARROW, WIDE, Drawing, full_spec
+from sourcebook.publish.site.drawing.vega import NARROW, WIDE, Drawing, full_spec
 
 PAPER = "#fbf9f4"
 """The page's background (site.css `--paper`)."""

@@ -14,10 +14,11 @@ import pytest
 from conftest import BUNDLED
 from site_fixtures import build
 
-from sourcebook.publish.site import BuildError, vega
-from sourcebook.publish.site.drawn import DrawnCharts
-from sourcebook.publish.site.pages import DRAWN_TEMPLATES
-from sourcebook.publish.site.render import Writer
+from sourcebook.publish.site import BuildError
+from sourcebook.publish.site.drawing import vega
+from sourcebook.publish.site.drawing.drawn import DrawnCharts
+from sourcebook.publish.site.pages.render import Writer
+from sourcebook.publish.site.pages.sections import DRAWN_TEMPLATES
 
 
 def copy(tmp_path: Path) -> Path:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from sourcebook.publish.site import render
+from sourcebook.publish.site.pages import render
 
 
 def test_every_template_escapes_what_it_writes(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from site_fixtures import build, page, write_record
 
-from sourcebook.publish.site import structured
+from sourcebook.publish.site.formats import structured
 
 
 @pytest.fixture(scope="module")

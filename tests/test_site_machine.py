@@ -11,7 +11,7 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from site_fixtures import build, crawl, file_for
 
 from sourcebook.derive.machine import Edge, Holding, Machine, Node
-from sourcebook.publish.site.machine import MAX_NODES, draw
+from sourcebook.publish.site.drawing.machine import MAX_NODES, draw
 
 BUNDLED = Path(__file__).resolve().parent.parent / "examples" / "compute-race"
 NEW_CAMPUS = """\
@@ -163,7 +163,7 @@ def test_the_drawing_is_the_same_every_time_and_escapes_the_record() -> None:
 
 DRAW_IN_A_PROCESS = """
 from sourcebook.derive.machine import Edge, Holding, Machine, Node
-from sourcebook.publish.site.machine import draw
+from sourcebook.publish.site.drawing.machine import draw
 
 def edge(campus, party):
     return Edge(campus, party, ("owner",), None, None, None, None, None)

@@ -18,9 +18,9 @@ from sourcebook.link.graph import Graph
 from sourcebook.link.names import NameMatcher
 from sourcebook.model.base import Entity
 from sourcebook.model.record import Record
-from sourcebook.publish.site.paper import paper_of
-from sourcebook.publish.site.urls import Urls
-from sourcebook.publish.site.view import SiteView
+from sourcebook.publish.site.drawing.paper import paper_of
+from sourcebook.publish.site.pages.urls import Urls
+from sourcebook.publish.site.view.site_view import SiteView
 from sourcebook.read.record import read_record
 
 EXTRA = {

@@ -12,7 +12,7 @@ import pytest
 from host_fixtures import sourcebook_serve
 from site_fixtures import write_record
 
-from sourcebook.publish.site.policy import (
+from sourcebook.publish.site.serving.policy import (
     headers_for,
     headers_text,
     page_policy,

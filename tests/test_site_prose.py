@@ -9,11 +9,11 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from site_fixtures import write_record
 
 from sourcebook.pipeline import check
-from sourcebook.publish.site.citations import sentence
-from sourcebook.publish.site.prose import safe_link
-from sourcebook.publish.site.urls import Urls
-from sourcebook.publish.site.view import SiteView
-from sourcebook.publish.site.wording import book_line, day, join, ordinal
+from sourcebook.publish.site.pages.urls import Urls
+from sourcebook.publish.site.view.citations import sentence
+from sourcebook.publish.site.view.prose_html import safe_link
+from sourcebook.publish.site.view.site_view import SiteView
+from sourcebook.publish.site.view.wording import book_line, day, join, ordinal
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,9 @@ from site_fixtures import build, page, write_record
 
 from sourcebook.live import LiveSite
 from sourcebook.publish.site import BuildError
-from sourcebook.publish.site.live_search import LiveSearch
-from sourcebook.publish.site.search import SearchError, SearchJob
-from sourcebook.publish.site.serve import SiteServer
+from sourcebook.publish.site.search.index import SearchError, SearchJob
+from sourcebook.publish.site.search.live_index import LiveSearch
+from sourcebook.publish.site.serving.serve import SiteServer
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 from site_fixtures import build, write_record
 
 from sourcebook.live import LiveSite
-from sourcebook.publish.site.serve import SiteServer, make_server, resolve
+from sourcebook.publish.site.serving.serve import SiteServer, make_server, resolve
 
 
 def get(url: str) -> tuple[int, str, dict[str, str]]:

@@ -9,7 +9,7 @@ import pytest
 from site_fixtures import build, write_record
 from test_site_build import snapshot
 
-from sourcebook.publish.site.swap import MARK, prune, read_ahead, spare_of, write_file
+from sourcebook.publish.site.serving.swap import MARK, prune, read_ahead, spare_of, write_file
 
 
 def test_a_build_keeps_the_site_it_replaced_as_its_spare(tmp_path: Path) -> None:

@@ -45,10 +45,10 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.pipeline import check
 from sourcebook.publish.site.build import SiteBuild
-from sourcebook.publish.site.pages import site_pages
-from sourcebook.publish.site.reach import JINJA, RecordSandbox, is_plain, readable
-from sourcebook.publish.site.urls import SECTIONS
-from sourcebook.publish.site.view import SiteView
+from sourcebook.publish.site.pages.reach import JINJA, RecordSandbox, is_plain, readable
+from sourcebook.publish.site.pages.site_pages import site_pages
+from sourcebook.publish.site.pages.urls import paths
+from sourcebook.publish.site.view.site_view import SiteView
 
 JINJA_GLOBALS = frozenset(DEFAULT_NAMESPACE)
 """Jinja's own globals (`range`, `dict`, `lipsum`, `cycler`, `joiner`, `namespace`): called,
@@ -88,7 +88,7 @@ SYSTEM_MODULES = ("os", "posix", "io", "_io", "subprocess", "socket", "shutil", 
 HOSTILE = ["/etc/passwd", "../../../etc/passwd", "__class__", "__init__", "origin", "", "x" * 300]
 """Strings a template could pass where a name is asked: a path, a way out of a folder, the
 name of an attribute it may not read."""
-SECTION_NAMES = sorted(SECTIONS)
+SECTION_NAMES = sorted(paths())
 FRAGMENTS = ["chapter", "item", "link", "source", "chart", "paper_figure"]
 MEASURES = ["power", "chips", "power_gw", "capital_usd", "capital_total_usd", "revenue_usd"]
 STRUCTURED = ["glossary", "glossary_page", "term", "campus", "party", "person", "source"]

@@ -3,7 +3,7 @@
 `LiveSite` keeps the latest build of a record and, where check finds errors, the errors
 instead: every page then shows them, with file and line, rather than a stale site
 (`publish.site.serve.SiteServer` serves it). Each build is shown before its search index
-is made (see `publish/site/live_search.py`). `LiveHouse` does the same for a house.
+is made (see `publish/site/search/live_index.py`). `LiveHouse` does the same for a house.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from sourcebook.pipeline import KeptRuns, build, check_house
 from sourcebook.publish.claimed import scratch
 from sourcebook.publish.house.build import build_house
 from sourcebook.publish.site.build import BuildError
-from sourcebook.publish.site.live_search import LiveSearch
-from sourcebook.publish.site.search import SearchJob
-from sourcebook.publish.site.serve import WAIT_SECONDS
-from sourcebook.publish.site.urls import normalize_base_path
+from sourcebook.publish.site.pages.urls import normalize_base_path
+from sourcebook.publish.site.search.index import SearchJob
+from sourcebook.publish.site.search.live_index import LiveSearch
+from sourcebook.publish.site.serving.serve import WAIT_SECONDS
 from sourcebook.read.settings import RecordError
 
 

@@ -36,7 +36,7 @@ def serve(
     pages show them. RECORD may be a house: every volume and the house's pages, rebuilt on
     any change."""
     from sourcebook.live import LiveSite
-    from sourcebook.publish.site.serve import SiteServer
+    from sourcebook.publish.site.serving.serve import SiteServer
 
     if not verbose:  # the preview's sign-up service logs its requests with -v alone
         from sourcebook.notify.logs import quiet

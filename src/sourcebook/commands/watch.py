@@ -140,7 +140,7 @@ def _print_watched(done: Watched, output: str) -> None:
     """What the watch did, then what check makes of the log: its W warnings and the count
     of addresses by state."""
     from sourcebook.pipeline import check
-    from sourcebook.publish.site.wording import file_size
+    from sourcebook.publish.site.view.wording import file_size
 
     left = done.addresses - done.visited - done.before
     checked = check(done.root)

@@ -19,11 +19,11 @@ from sourcebook.compile import published
 from sourcebook.derive import derive_checked
 from sourcebook.publish.house.series import CORRECTIONS_URL, HouseView, SeriesCorrections
 from sourcebook.publish.site.build import BuildError, Built, SiteBuild
-from sourcebook.publish.site.feeds import timestamp
-from sourcebook.publish.site.policy import HEADERS_FILE, headers_file
-from sourcebook.publish.site.render import STATIC, template_errors
-from sourcebook.publish.site.swap import SwapError, staged, write_file
-from sourcebook.publish.site.wording import day
+from sourcebook.publish.site.formats.feeds import timestamp
+from sourcebook.publish.site.pages.render import STATIC, template_errors
+from sourcebook.publish.site.serving.policy import HEADERS_FILE, headers_file
+from sourcebook.publish.site.serving.swap import SwapError, staged, write_file
+from sourcebook.publish.site.view.wording import day
 
 HERE = Path(__file__).parent
 FEED_URL = "/corrections.atom"

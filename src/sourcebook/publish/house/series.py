@@ -16,9 +16,9 @@ from sourcebook.link.series import SourceKey, Works
 from sourcebook.model.base import day_start
 from sourcebook.model.kinds import Correction, Source
 from sourcebook.model.record import Record
-from sourcebook.publish.site.series import InSeries
-from sourcebook.publish.site.view import SiteView
-from sourcebook.publish.site.wording import book_title, day, ordinal
+from sourcebook.publish.site.pages.series import InSeries
+from sourcebook.publish.site.view.site_view import SiteView
+from sourcebook.publish.site.view.wording import book_title, day, ordinal
 
 CORRECTIONS_URL = "/corrections"
 COUNTED = (

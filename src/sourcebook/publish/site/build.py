@@ -18,9 +18,18 @@ from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.record import Record
-from sourcebook.publish.site.api import with_twins
-from sourcebook.publish.site.cite_formats import cite_formats
-from sourcebook.publish.site.feeds import feed
+from sourcebook.publish.site.drawing.machine_page import machine_of
+from sourcebook.publish.site.drawing.paper import (
+    bibliography_entry,
+    paper_authors,
+    paper_of,
+    paper_sections,
+)
+from sourcebook.publish.site.drawing.vega import ChartRenderError
+from sourcebook.publish.site.formats.cite_formats import cite_formats
+from sourcebook.publish.site.formats.feeds import feed
+from sourcebook.publish.site.formats.structured import json_ld
+from sourcebook.publish.site.formats.twins import with_twins
 from sourcebook.publish.site.kept_site import (
     KeptSite,
     PageMade,
@@ -28,35 +37,22 @@ from sourcebook.publish.site.kept_site import (
     Snapshot,
     folder_of,
 )
-from sourcebook.publish.site.machine_page import machine_of
-from sourcebook.publish.site.pages import (
+from sourcebook.publish.site.pages.page import (
     CSV_TEMPLATE,
-    DRAWN_TEMPLATES,
     FEED_TEMPLATE,
     NOT_FOUND_URL,
     PDF_TEMPLATE,
     ROBOTS_URL,
     ROOT_URL,
     Page,
-    navigation,
-    site_pages,
 )
-from sourcebook.publish.site.paper import (
-    bibliography_entry,
-    paper_authors,
-    paper_of,
-    paper_sections,
-)
-from sourcebook.publish.site.policy import HEADERS_FILE, headers_file
-from sourcebook.publish.site.previews import previews_json, previews_url
-from sourcebook.publish.site.reads import READS, Token, context_reads
-from sourcebook.publish.site.releases import (
+from sourcebook.publish.site.pages.releases import (
     Release,
     ReleaseReadError,
     read_releases,
     release_files,
 )
-from sourcebook.publish.site.render import (
+from sourcebook.publish.site.pages.render import (
     PARALLEL_FROM,
     ProseWorkers,
     RenderError,
@@ -67,7 +63,12 @@ from sourcebook.publish.site.render import (
     static_files,
     write_pages,
 )
-from sourcebook.publish.site.search import (
+from sourcebook.publish.site.pages.sections import DRAWN_TEMPLATES
+from sourcebook.publish.site.pages.series import InSeries
+from sourcebook.publish.site.pages.site_pages import navigation, site_pages
+from sourcebook.publish.site.pages.urls import Urls
+from sourcebook.publish.site.reads import READS, Token, context_reads
+from sourcebook.publish.site.search.index import (
     LEFT_OUT,
     Indexed,
     Indexing,
@@ -78,9 +79,9 @@ from sourcebook.publish.site.search import (
     indexed_url,
     page_attributes,
 )
-from sourcebook.publish.site.series import InSeries
-from sourcebook.publish.site.structured import json_ld
-from sourcebook.publish.site.swap import (
+from sourcebook.publish.site.search.previews import previews_json, previews_url
+from sourcebook.publish.site.serving.policy import HEADERS_FILE, headers_file
+from sourcebook.publish.site.serving.swap import (
     SwapError,
     linked_copy,
     remove_file,
@@ -88,10 +89,8 @@ from sourcebook.publish.site.swap import (
     staged,
     write_file,
 )
-from sourcebook.publish.site.urls import Urls
-from sourcebook.publish.site.vega import ChartRenderError
-from sourcebook.publish.site.view import SiteView
-from sourcebook.publish.site.wording import book_line, book_title, ordinal
+from sourcebook.publish.site.view.site_view import SiteView
+from sourcebook.publish.site.view.wording import book_line, book_title, ordinal
 from sourcebook.runtime.collector import collector_paused
 
 
@@ -100,7 +99,7 @@ def _chart_csv(view: SiteView, page: Page) -> bytes:
 
 
 def _paper_pdf(view: SiteView, page: Page) -> bytes:
-    from sourcebook.publish.site.typeset import paper_pdf
+    from sourcebook.publish.site.drawing.typeset import paper_pdf
 
     return paper_pdf(view, page.context["paper"])
 

@@ -35,11 +35,11 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Campus, Source, Term
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key
-from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.digests import Digester
+from sourcebook.publish.site.pages.urls import ENTITY_PATHS
 from sourcebook.publish.site.reads import Token
-from sourcebook.publish.site.swap import MARK
-from sourcebook.publish.site.urls import ENTITY_PATHS
+from sourcebook.publish.site.serving.swap import MARK
+from sourcebook.publish.site.view.citations import proven_quotes
 from sourcebook.read.kept import code
 from sourcebook.read.paths import Confined
 from sourcebook.read.state import state_folder

@@ -1,0 +1,216 @@
+"""What templates ask of the record, as `query`: an entity by its id, what refers to an
+entity and what it refers to, a party's roles, a release's tables of an entity, and the
+names a page gives things ('Chapter 1', 'Campus').
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from sourcebook.link.backlinks import BacklinkIndex, Backlinks
+from sourcebook.link.graph import Graph
+from sourcebook.model.base import Entity
+from sourcebook.model.kinds import Campus, CampusParty, Chapter, Source, Term, kind_by_name
+from sourcebook.model.record import Record
+from sourcebook.model.watch import Summary
+from sourcebook.publish.site.pages.links import Links
+from sourcebook.publish.site.pages.releases import Release, entity_tables
+from sourcebook.publish.site.reads import READS, Shared
+from sourcebook.publish.site.view.citations import Citations
+from sourcebook.publish.site.view.watched import Address, CopyContext, CopyPage, HeldCopy, SiteWatch
+
+CATEGORY_LABELS = {
+    "company": "What the companies say",
+    "press": "The press",
+    "research": "Research",
+    "other": "Books, essays and the rest",
+}
+
+User = tuple[str, str, str]
+"""(what it is, its URL or '', its name): one entity of a 'Used by' line."""
+
+
+class Query:
+    def __init__(
+        self,
+        record: Record,
+        graph: Graph,
+        links: Links,
+        citations: Citations,
+        releases: Sequence[Release] = (),
+    ):
+        self.record = record
+        self.links = links
+        self.citations = citations
+        self.releases = releases
+        self._graph = graph
+        self._backlinks = BacklinkIndex(record, graph)
+        self._backlinks_of = Shared()
+        self._users = Shared()
+        self.shared: tuple[Shared, ...] = (self._users,)
+        """What it makes that pages share (as text, not entities), for the next build to
+        take what is unchanged."""
+        self._roles = _roles_by_party(record)
+        self.watch = SiteWatch(record, links.urls)
+        """The sources' addresses as of the last watch, and the Library's copies."""
+
+    # Entities by their ids.
+
+    def entity(self, kind: str, entity_id: str | None) -> Entity | None:
+        return self.record.get(kind, entity_id) if entity_id else None
+
+    def entities(self, kind: str, ids: list[str]) -> list[Entity]:
+        """Those of `ids` the record holds, in their order."""
+        found = (self.record.get(kind, i) for i in ids)
+        return [e for e in found if e is not None]
+
+    def same_as(self, term: Term) -> Entity | None:
+        """The party, person or campus a term names, where it says so."""
+        if not term.same_as or ":" not in term.same_as:
+            return None
+        return self.record.get(*term.same_as.split(":", 1))
+
+    # What refers to what.
+
+    def backlinks(self, entity: Entity) -> Backlinks:
+        """Once per entity: its page and its JSON twin both show them."""
+        return READS.cached(self._backlinks_of, entity.key, self._backlinks_read, entity)
+
+    def _backlinks_read(self, entity: Entity) -> Backlinks:
+        READS.entity(entity)
+        READS.note(("in", *entity.key))
+        if isinstance(entity, Term) and entity.chapters:  # its first chapter's other terms
+            READS.note(("first", entity.chapters[0]))
+        found = self._backlinks(entity)
+        for user in (*found.book, *found.record, *found.sources, *found.related):
+            READS.entity(user)
+        return found
+
+    def used_by(self, entity: Entity) -> list[User]:
+        """Its backlinks as a 'Used by' line shows them, chapters first, then items, then
+        sources: ('', URL, 'Chapter 1'), ('Term', URL, 'Cluster'), ('', URL, 'Hawkins,
+        31 July 2026'). A source category lists thousands of users, many of them more than
+        once: each is made once."""
+        links = self.backlinks(entity)
+        return [self._user(user) for user in (*links.book, *links.record, *links.sources)]
+
+    def _user(self, user: Entity) -> User:
+        return READS.cached(self._users, user.key, self._user_line, user)
+
+    def _user_line(self, user: Entity) -> User:
+        READS.entity(user)
+        if isinstance(user, Chapter):
+            return ("", self.links.url(user), self.chapter_label(user))
+        if isinstance(user, Source):
+            return ("", self.links.url(user), self.citations.short(user))
+        return (self.label(user), self.links.url(user), user.title)
+
+    def users(self, entity: Entity, kind: str) -> list[Entity]:
+        """Entities of `kind` that refer to `entity`, in their own order, once each."""
+        seen: dict[str, Entity] = {}
+        READS.note(("in", *entity.key))
+        for ref in self._graph.incoming(entity.key):
+            if ref.source[0] == kind and ref.field != "same_as":
+                user = self.record.get(*ref.source)
+                if user is not None:
+                    seen[user.id] = user
+        return [seen[i] for i in sorted(seen)]
+
+    def used(self, entity: Entity, kind: str) -> list[Entity]:
+        """Entities of `kind` that `entity` refers to, once each, in id order."""
+        READS.note(("out", *entity.key))
+        found = {
+            ref.target[1]
+            for ref in self._graph.outgoing(entity.key)
+            if ref.target[0] == kind and ref.resolved and ref.target != entity.key
+        }
+        entities = (self.record.get(kind, i) for i in sorted(found))
+        return [e for e in entities if e is not None]
+
+    def chapter_terms(self, chapter: Chapter) -> list[Term]:
+        """Terms the chapter introduces (it is first in their `chapters`)."""
+        READS.note(("first", chapter.id))  # changes with any term whose first chapter it is
+        return self._backlinks._by_first_chapter.get(chapter.id, [])
+
+    def roles(self, party: Entity) -> list[tuple[Campus, CampusParty]]:
+        """Each campus the party has a role at, with its entry there."""
+        READS.note(("roles", party.id))  # changes with any campus that names the party
+        return self._roles.get(party.id, [])
+
+    def in_release(self, entity: Entity) -> list[tuple[str, str, str]]:
+        """(table, CSV URL, JSON URL) of each table of the latest release with `entity`'s rows."""
+        if not self.releases:
+            return []
+        latest = self.releases[0]
+        return [
+            (
+                name,
+                self.links.release_file(latest, latest.tables[name]["csv"]),
+                self.links.release_file(latest, latest.tables[name]["json"]),
+            )
+            for name in entity_tables(latest, entity)
+        ]
+
+    # A source on the live web, and its copies in the Library.
+
+    def addresses(self, source: Source) -> list[Address]:
+        """Each address of the source with its state as of the last watch (see
+        `watched.py`): where dead or changed, the copies to send a reader to first."""
+        return self.watch.addresses(source)
+
+    def copies(self, source: Source) -> list[HeldCopy]:
+        """The source's copies in the Library, each a link to its page."""
+        return self.watch.copies(source)
+
+    def held(self, copy: CopyContext, text: bool = True) -> CopyPage | None:
+        """What the Library's page of one copy shows (its text only where `text`): `copy`
+        is the page's context, as `library.html` and `library_item.html` are given it."""
+        return self.watch.page(copy, text)
+
+    def watch_report(self) -> Summary | None:
+        """The last watch's counts of addresses by state, category and age of the source."""
+        return self.watch.report()
+
+    # A source as reference managers read it.
+
+    def citation_meta(self, source: Source) -> list[tuple[str, str]]:
+        """The citation_* meta tags of a source's own page, for Zotero's connector."""
+        from sourcebook.publish.site.formats.citation_meta import citation_meta
+
+        page = self.links.absolute(self.links.source_page(source))
+        return citation_meta(self.record, source, page)
+
+    def coins(self, source: Source) -> str:
+        """The source as a COinS title, for reference managers that read those."""
+        from sourcebook.publish.site.formats.citation_meta import coins
+
+        return coins(self.record, source)
+
+    # What a page calls things.
+
+    def label(self, entity: Entity) -> str:
+        """What the entity is, as the exemplar says it: 'Campus', 'Scorecard indicator'."""
+        kind = kind_by_name(entity.KIND)
+        return kind.label if kind else entity.KIND
+
+    def chapter_label(self, chapter: Chapter) -> str:
+        """'Chapter 1'; a chapter numbered 0 (a preface) by its title."""
+        return f"Chapter {chapter.number}" if chapter.number else chapter.title
+
+    def chapter_name(self, chapter: Chapter) -> str:
+        """'Chapter 1 — The Stakes'."""
+        return f"Chapter {chapter.number} — {chapter.title}" if chapter.number else chapter.title
+
+    def category_label(self, category: str) -> str:
+        """A category of sources as its page is headed: 'The press'."""
+        return CATEGORY_LABELS.get(category, category.capitalize())
+
+
+def _roles_by_party(record: Record) -> dict[str, list[tuple[Campus, CampusParty]]]:
+    roles: dict[str, list[tuple[Campus, CampusParty]]] = defaultdict(list)
+    for campus in record.of("campus"):
+        assert isinstance(campus, Campus)
+        for entry in campus.parties:
+            roles[entry.party].append((campus, entry))
+    return roles
