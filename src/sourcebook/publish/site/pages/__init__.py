@@ -9,7 +9,8 @@ templates ask for them; `wayfinding.py` the masthead's menu and the breadcrumb;
 turns a page into its file: the Jinja environment, the static files, the writing.
 
 `reach.py`, the allow-list of what a record's own templates may reach and the sandbox that
-holds them to it, sits beside `render.py` rather than with the serving: it is a rule about
+holds them to it, and `template_budget.py`, how much such a template may do in a render,
+sit beside `render.py` rather than with the serving: it is a rule about
 templates, applied when the environment is made and checked against the pages' contexts,
 and nothing in it runs when a site is served.
 """
