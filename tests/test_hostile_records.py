@@ -466,7 +466,6 @@ def test_quote_marks_in_a_link_title_stay_in_the_attribute(box) -> None:
 
 
 # 10. Templates and releases: what they reach, the files they name, the scripts they add
-# (issue 36: routes 1, 2, 3 and 11)
 
 
 def _bundled(tmp_path: Path) -> Box:
@@ -654,7 +653,7 @@ def test_a_release_publishes_data_not_pages(tmp_path: Path) -> None:
     assert rule + "; sandbox\n  Content-Disposition: attachment" in headers
 
 
-# Route 7: a record's templates doing more than linear work.
+# 11. A record's templates doing more than linear work
 
 NESTED = "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}"
 DOUBLED = (
