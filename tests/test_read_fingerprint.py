@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sourcebook.read import fingerprint as module
-from sourcebook.read.fingerprint import fingerprint
+from sourcebook.incremental import _fingerprint as module
+from sourcebook.incremental import fingerprint
 
 
 @pytest.fixture

@@ -1,14 +1,12 @@
-"""`sourcebook check` remembered: a record checked before, and unchanged since, is not
-checked again.
+"""A whole-record memo: one value for a record unchanged since it was recorded.
 
-What check found is kept in the record's state folder under one hash of all it can depend
-on: every file of the record by its content (`read.fingerprint`), the path it was given
-by, the day it is checked as of, today (an open record's dates are checked against it),
-and sourcebook's own code. The same hash gives the same
-diagnostics, so the second check of an unchanged record reads them back. Nothing else is
-trusted: a kept result that cannot be read is ignored and the record checked in full; one
-whose queries ran out of time is never kept, as the next run may not; nor is the result
-of a record that changed while it was checked.
+`sourcebook check` keeps what it found under one key of all it can depend on: every file
+of the record by its content (its fingerprint), the inputs the caller adds (the path the
+record was given by, the day it is checked as of, today) and sourcebook's own code. The
+same key gives the same value, so the second check of an unchanged record looks it up.
+Nothing else is trusted: a kept value that cannot be read is ignored; a value is recorded
+only where the record's key is still the one it was looked up by (a record that changed
+while it was checked keeps nothing); only the latest value is kept.
 """
 
 from __future__ import annotations
@@ -17,97 +15,55 @@ import contextlib
 import hashlib
 import json
 import os
-from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
+from typing import Any
 
-from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, Severity
-from sourcebook.files import write_atomic
-from sourcebook.read.fingerprint import fingerprint
-from sourcebook.read.kept import code
-from sourcebook.read.paths import SETTINGS_FILE
-from sourcebook.read.state import state_folder
+from sourcebook.incremental._fingerprint import code, fingerprint
+from sourcebook.incremental._store import Store
 
-UNKEPT = frozenset({"X003"})
-"""Codes of what may not happen again (X003: a query stopped at its time limit): a check
-that found one is not kept."""
+_HASHES = "files.json.hashes"
 
 
-@dataclass(frozen=True)
-class Found:
-    """What check found in a record: its diagnostics and how many entities it holds."""
+class RecordMemo:
+    """The value last recorded for the record at `root`, under `part` of its store, keyed
+    by the record's fingerprint and `inputs`."""
 
-    diagnostics: Diagnostics
-    entities: int
-    remembered: bool
-    """Read back from an earlier check of the same record, not checked now."""
+    def __init__(self, root: Path, part: str, *inputs: str) -> None:
+        self.root = root
+        self.part = part
+        self.inputs = inputs
+        self.store = Store.of(root)
+        self._key = self._key_now()
 
+    def _key_now(self) -> str:
+        folder = self.store.folder(self.part)
+        hashes = folder / _HASHES if folder is not None else None
+        said = "\n".join([code(), *self.inputs, repr(os.fsencode(self.root))])
+        said += f"\n{fingerprint(self.root, hashes)}"
+        return hashlib.sha256(said.encode()).hexdigest()
 
-def check_remembered(root: Path, as_of: date | None = None) -> Found:
-    """What `pipeline.check` finds in the record at `root`, read back where the same
-    record was checked before. Raises as `check` does."""
-    if not (root / SETTINGS_FILE).is_file():  # no record to fingerprint: check says why
-        return _checked(root, as_of)
-    folder = state_folder(root, "check")
-    hashes = folder / "files.json.hashes" if folder is not None else None
-    key = _key(root, as_of, hashes)
-    kept = _read(folder / f"{key}.json") if folder is not None else None
-    if kept is not None:
-        return kept
-    found = _checked(root, as_of)
-    codes = {d.code for d in found.diagnostics}
-    if folder is not None and not codes & UNKEPT and _key(root, as_of, hashes) == key:
-        _write(folder, key, found)
-    return found
+    def lookup(self) -> Any | None:
+        """The JSON value recorded under the record's key; None where there is none, or it
+        cannot be read."""
+        data = self.store.read(self.part, f"{self._key}.json")
+        if data is None:
+            return None
+        try:
+            return json.loads(data)
+        except ValueError:
+            return None
 
-
-def _checked(root: Path, as_of: date | None) -> Found:
-    from sourcebook.pipeline import check  # the stages, loaded only where they are run
-
-    checked = check(root, as_of)
-    return Found(checked.diagnostics, len(checked.record) if checked.record else 0, False)
-
-
-def _key(root: Path, as_of: date | None, hashes: Path | None) -> str:
-    """The hash of all a check's result depends on: the diagnostics name files by the path
-    the record was given by, so that is part of it. `hashes` keeps the files' hashes."""
-    day = f"{as_of.isoformat() if as_of else 'close'} {date.today().isoformat()}"
-    said = f"{code()}\n{day}\n{os.fsencode(root)!r}\n{fingerprint(root, hashes)}"
-    return hashlib.sha256(said.encode()).hexdigest()
-
-
-def _read(path: Path) -> Found | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        diagnostics = Diagnostics()
-        for d in data["diagnostics"]:
-            pos = Pos(str(d["file"]), int(d["line"]), int(d["col"]))
-            hint = None if d["hint"] is None else str(d["hint"])
-            severity = Severity(d["severity"])
-            diagnostics.add(Diagnostic(pos, severity, str(d["code"]), str(d["message"]), hint))
-        return Found(diagnostics, int(data["entities"]), True)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _write(folder: Path, key: str, found: Found) -> None:
-    data = {
-        "entities": found.entities,
-        "diagnostics": [
-            {
-                "file": d.pos.file,
-                "line": d.pos.line,
-                "col": d.pos.col,
-                "severity": d.severity.value,
-                "code": d.code,
-                "message": d.message,
-                "hint": d.hint,
-            }
-            for d in found.diagnostics
-        ],
-    }
-    with contextlib.suppress(OSError):
-        write_atomic(folder / f"{key}.json", json.dumps(data).encode("ascii"))
-        for older in folder.glob("*.json"):  # the latest check alone is kept
-            if older.name != f"{key}.json":
-                older.unlink(missing_ok=True)
+    def record(self, value: Any) -> None:
+        """Record `value` (JSON) for the record, where it is as it was when looked up; the
+        values of earlier keys are let go."""
+        if self._key_now() != self._key:
+            return
+        name = f"{self._key}.json"
+        self.store.write(self.part, name, json.dumps(value).encode("ascii"))
+        folder = self.store.folder(self.part)
+        if folder is None:
+            return
+        for older in folder.glob("*.json"):
+            if older.name != name:
+                with contextlib.suppress(OSError):
+                    older.unlink(missing_ok=True)

@@ -18,12 +18,12 @@ from markupsafe import Markup
 
 from sourcebook.derive import Derived
 from sourcebook.derive.charts import ChartData
+from sourcebook.incremental import READS
 from sourcebook.model.figures import Placed, placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
 from sourcebook.model.units import shown
 from sourcebook.publish.site.palette import Palette
-from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.vega import (
     NARROW,
@@ -199,7 +199,7 @@ class DrawnCharts:
         found = self._placed().get(figure)
         if found is None:
             return figure
-        READS.note(("e", *found.owner.key))
+        READS.note(("entity", *found.owner.key))
         f = found.figure
         value = f"{f.qualifier} {shown(f.value, f.unit)}" if f.qualifier else shown(f.value, f.unit)
         return f"{found.owner.title}, {value} as of {day(f.as_of)}"

@@ -30,13 +30,13 @@ from jinja2 import (
 )
 from jinja2.loaders import split_template_path
 
+from sourcebook.incremental import READS, SharedMemo, Token
 from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site import api
 from sourcebook.publish.site.citations import proven_quotes
 from sourcebook.publish.site.pages import SEARCH_TEMPLATE, Page
 from sourcebook.publish.site.policy import page_policy, with_policy
 from sourcebook.publish.site.reach import RecordSandbox
-from sourcebook.publish.site.reads import READS, Shared, Token
 from sourcebook.publish.site.swap import read_ahead, write_file
 from sourcebook.publish.site.urls import Urls
 from sourcebook.publish.site.wording import day, file_size
@@ -269,7 +269,7 @@ def _noting(noting: bool) -> Iterator[None]:
         yield
 
 
-def _warm_share(share: tuple[int, int]) -> tuple[Shared, ...]:
+def _warm_share(share: tuple[int, int]) -> tuple[SharedMemo, ...]:
     """Render the prose of every `share[1]`-th entity from `share[0]`; return the caches."""
     view, entities, noting = forked_job()  # the view, the record's entities, whether noted
     with template_errors("while rendering the record's prose"), _noting(noting):
@@ -278,7 +278,7 @@ def _warm_share(share: tuple[int, int]) -> tuple[Shared, ...]:
     return view.prose.caches()  # type: ignore[no-any-return]
 
 
-def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[Shared, ...]:
+def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[SharedMemo, ...]:
     """Render the citation of every `share[1]`-th source from `share[0]`, given the proof
     of their quotes; return what was made."""
     view, _, noting = forked_job()
