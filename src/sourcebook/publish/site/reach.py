@@ -28,7 +28,6 @@ import types
 from collections import OrderedDict, defaultdict
 from datetime import date, datetime, time, timedelta
 from enum import Enum
-from functools import cache
 from typing import Any
 
 from jinja2.environment import TemplateModule
@@ -84,6 +83,7 @@ from sourcebook.publish.site.urls import NavItem
 from sourcebook.publish.site.view import SiteView
 from sourcebook.publish.site.watched import Address, CopyContext, CopyPage, HeldCopy
 from sourcebook.publish.site.wayfinding import Crumb, MenuGroup
+from sourcebook.runtime.memo import memoized
 
 PLAIN = frozenset(
     {
@@ -121,7 +121,7 @@ def fields(kind: type, *extra: str) -> frozenset[str]:
     return frozenset(names | set(extra))
 
 
-@cache
+@memoized()
 def readable() -> dict[type, frozenset[str]]:
     """What a template may read of each type it can reach, by its exact type."""
     entity = ("kind", "key")
@@ -258,7 +258,7 @@ def readable() -> dict[type, frozenset[str]]:
     return found
 
 
-@cache
+@memoized()
 def static_methods() -> frozenset[int]:
     """The static methods a template may call, as reading them gives them (a function, by
     its id: each lives as long as its class)."""
