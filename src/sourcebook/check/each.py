@@ -2,7 +2,7 @@
 
 An entity rule reads one entity and the record's settings, nothing else: what it finds
 in an entity read from the same file (its text and path, `Record.read_as`) under the
-same settings is the same, so it is kept under the hash of those (`read.kept`) and the
+same settings is the same, so it is kept under the hash of those (`incremental.Memo`) and the
 next run reports it again without looking. An edit of one file checks that file's
 entity again; a change of settings, or of sourcebook, checks them all.
 

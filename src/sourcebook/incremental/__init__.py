@@ -42,16 +42,63 @@ key: whatever it depends on, sourcebook's code included, is in the key, so a cha
 input finds nothing and is made anew. A kept file that cannot be read is ignored.
 """
 
-from sourcebook.incremental._digests import Digester
-from sourcebook.incremental._fingerprint import NOT_RECORD, code, fingerprint
-from sourcebook.incremental._memo import Memo, key_of
-from sourcebook.incremental._memos import CHECKED, COMPILED, LINKED, PARSED, Memos
-from sourcebook.incremental._reads import READS, Reads, SharedMemo, Token
-from sourcebook.incremental._runs import QueryRuns, run_key
-from sourcebook.incremental._seen import MARGIN_NS, FilesSeen, Stat, settled_since, stat_of
-from sourcebook.incremental._site import SiteMemo
-from sourcebook.incremental._store import STATE_FOLDER, Store
-from sourcebook.incremental._whole import RecordMemo
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sourcebook.incremental._digests import Digester
+    from sourcebook.incremental._fingerprint import NOT_RECORD, code, fingerprint
+    from sourcebook.incremental._memo import Memo, key_of
+    from sourcebook.incremental._memos import CHECKED, COMPILED, LINKED, PARSED, Memos
+    from sourcebook.incremental._reads import READS, Reads, SharedMemo, Token
+    from sourcebook.incremental._runs import QueryRuns, run_key
+    from sourcebook.incremental._seen import MARGIN_NS, FilesSeen, Stat, settled_since, stat_of
+    from sourcebook.incremental._site import SiteMemo
+    from sourcebook.incremental._store import STATE_FOLDER, Store
+    from sourcebook.incremental._whole import RecordMemo
+
+_HOME = {
+    "Digester": "_digests",
+    "NOT_RECORD": "_fingerprint",
+    "code": "_fingerprint",
+    "fingerprint": "_fingerprint",
+    "Memo": "_memo",
+    "key_of": "_memo",
+    "CHECKED": "_memos",
+    "COMPILED": "_memos",
+    "LINKED": "_memos",
+    "PARSED": "_memos",
+    "Memos": "_memos",
+    "READS": "_reads",
+    "Reads": "_reads",
+    "SharedMemo": "_reads",
+    "Token": "_reads",
+    "QueryRuns": "_runs",
+    "run_key": "_runs",
+    "MARGIN_NS": "_seen",
+    "FilesSeen": "_seen",
+    "Stat": "_seen",
+    "settled_since": "_seen",
+    "stat_of": "_seen",
+    "SiteMemo": "_site",
+    "STATE_FOLDER": "_store",
+    "Store": "_store",
+    "RecordMemo": "_whole",
+}
+"""Where each name of the interface lives: a module is loaded when a name of it is first
+asked for, so that `check` of an unchanged record loads neither the model nor pydantic."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CHECKED",

@@ -116,7 +116,7 @@ def _plurals(names: set[str], kept: Memo) -> dict[str, str | None]:
 @collector_paused()
 def link_record(record: Record, kept: Memo | None = None) -> Graph:
     """The record's references. `kept`: what linking each entity found in earlier runs (see
-    `read.kept`), by what the entity was read from, the record's names and its entities'
+    `incremental.Memo`), by what the entity was read from, the record's names and its entities'
     ids (all that linking one entity reads); none if not given."""
     kept = kept if kept is not None else Memo(LINKED)
     matcher = build_matcher(record, kept)
@@ -223,7 +223,7 @@ class _Found:
         self.wiki.update(other.wiki)
 
     def plain(self) -> tuple:
-        """As plain values, to be kept (see `read.kept`)."""
+        """As plain values, to be kept (see `incremental.Memo`)."""
         return (
             tuple(r.flat() for r in self.refs),
             tuple(q.flat() for q in self.quotes),

@@ -47,7 +47,7 @@ class FileRead(NamedTuple):
     diagnostics: list[Diagnostic]
     read_as: bytes | None = None
     """The hash of what the entity was read from (the file's text and path): the same gives
-    the same entity, for the stages that keep what they made of it (`read.kept`)."""
+    the same entity, for the stages that keep what they made of it (`incremental.Memo`)."""
 
 
 @contextmanager
@@ -60,11 +60,11 @@ def reading(
     """Each file read, in the order given. Workers, where there are any, start at once and
     read while the block runs; in this process, each file is read as the block asks for it.
 
-    `kept`: front matter parsed before, by the file's text (see `read.kept`). A record
+    `kept`: front matter parsed before, by the file's text (see `incremental.Memo`). A record
     with some kept is read in this process, where parsing what changed is all there is to
     do; workers parse a record with none, and this process keeps what they parsed.
     `seen`: the last read of each file, given again where the file is unchanged (see
-    `read.seen`)."""
+    `incremental.FilesSeen`)."""
     kept = kept if kept is not None else Memo(PARSED)
     if seen is not None:
         seen.begin()

@@ -25,8 +25,8 @@ def read_record(
     seen: FilesSeen | None = None,
 ) -> Record | None:
     """Read every entity of the record at `root`; None when its settings cannot be read.
-    `kept`: front matter parsed by earlier runs (see `read.kept`); none where not given.
-    `seen`: the last read of each file, given again where it is unchanged (`read.seen`).
+    `kept`: front matter parsed by earlier runs (see `incremental.Memo`); none where not given.
+    `seen`: the last read of each file, given again where it is unchanged (`incremental.FilesSeen`).
 
     Raises RecordError when `root` is not a record at all.
     """

@@ -56,8 +56,8 @@ class Computed:
             for p in t.points
         }
 
-    # Each part is noted as a page reads it (see `reads.py`), the whole where a page reads
-    # `derived` itself; `kept_site.derived_changes` finds the parts an edit changed.
+    # Each part is noted as a page reads it (see `incremental.Reads`), the whole where a page reads
+    # `derived` itself; `kept_site.Snapshot.changes` finds the parts an edit changed.
 
     @property
     def derived(self) -> Derived:

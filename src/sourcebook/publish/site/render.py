@@ -158,7 +158,7 @@ class Writer:
         each with what writes one."""
         self._made: set[Path] = set()
         self.reads: dict[str, frozenset[Token]] | None = None
-        """What each page read, by URL, where the build keeps it (see `reads.py`)."""
+        """What each page read, by URL, where the build keeps it (see `incremental.Reads`)."""
 
     def render(self, page: Page) -> str:
         if page.template == api.TEMPLATE:

@@ -49,7 +49,7 @@ class SiteView:
         releases: Sequence[Release] = (),
     ):
         self.record = record = TracedRecord.of_record(record)
-        """The record, each entity a page reads of it noted (see `reads.py`)."""
+        """The record, each entity a page reads of it noted (see `incremental.Reads`)."""
         self.releases = list(releases)
         """The record's data releases, newest first."""
         derived = derived or Derived("", [], [], [], [])
