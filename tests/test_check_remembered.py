@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from site_fixtures import FILES, write_record
 
-from sourcebook import remembered
+from sourcebook.commands import remembered
+from sourcebook.commands.remembered import check_remembered
 from sourcebook.pipeline import check
-from sourcebook.remembered import check_remembered
 
 REPO = Path(__file__).resolve().parent.parent
 

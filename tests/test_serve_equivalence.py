@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from site_fixtures import write_record
 
+from sourcebook.incremental import Memos
 from sourcebook.live import LiveSite
-from sourcebook.pipeline import KeptRuns, build
+from sourcebook.pipeline import build
 
 PROSE = [
     "A cluster is built to be one machine.",
@@ -180,9 +181,7 @@ def test_serve_after_any_edits_shows_what_a_clean_build_writes(edits):
                 live.rebuild()
                 clean = Path(folder) / "clean"
                 shutil.rmtree(clean, ignore_errors=True)
-                done = build(
-                    root, clean, drafts=True, search=False, jobs=1, kept=KeptRuns.in_memory()
-                )
+                done = build(root, clean, drafts=True, search=False, jobs=1, kept=Memos.in_memory())
                 errors = [d.format() for d in done.checked.diagnostics.errors]
                 assert [d.format() for d in live.errors] == errors
                 assert not live.failure

@@ -14,11 +14,11 @@ from site_fixtures import build, page, write_record
 from sourcebook import pipeline
 from sourcebook.derive import derive_checked
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import STATE_FOLDER
 from sourcebook.pipeline import check, check_linked, read_and_link
 from sourcebook.publish.site import BuildError, SiteBuild, build_site
 from sourcebook.publish.site.pages import render as render_module
 from sourcebook.publish.site.serving.swap import MARK
-from sourcebook.read.state import STATE_FOLDER
 
 
 def snapshot(folder: Path) -> dict[str, str]:

@@ -44,7 +44,7 @@ def build(
     pages make one site."""
     from sourcebook.commands.check import passed_or_exit
     from sourcebook.compile import AsOfError
-    from sourcebook.pipeline import KeptRuns
+    from sourcebook.incremental import Memos
     from sourcebook.pipeline import build as run_build
     from sourcebook.publish.site import BuildError
     from sourcebook.read import RecordError
@@ -61,7 +61,7 @@ def build(
                 as_of=as_of.date() if as_of else None,
                 drafts=drafts,
                 progress=progress,
-                kept=KeptRuns.in_memory() if no_cache else None,  # in memory, for this run alone
+                kept=Memos.in_memory() if no_cache else None,  # in memory, for this run alone
             )
     except (RecordError, AsOfError, BuildError) as exc:
         fail(str(exc))

@@ -14,6 +14,7 @@ from typing import Any
 from sourcebook.check.result import Checked
 from sourcebook.compile import published
 from sourcebook.derive import Derived, derive_checked
+from sourcebook.incremental import READS, SiteMemo, Token
 from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
@@ -31,11 +32,12 @@ from sourcebook.publish.site.formats.feeds import feed
 from sourcebook.publish.site.formats.structured import json_ld
 from sourcebook.publish.site.formats.twins import with_twins
 from sourcebook.publish.site.kept_site import (
-    KeptSite,
     PageMade,
     SiteMade,
     Snapshot,
     folder_of,
+    site_made,
+    site_plain,
 )
 from sourcebook.publish.site.pages.page import (
     CSV_TEMPLATE,
@@ -67,7 +69,7 @@ from sourcebook.publish.site.pages.sections import DRAWN_TEMPLATES
 from sourcebook.publish.site.pages.series import InSeries
 from sourcebook.publish.site.pages.site_pages import navigation, site_pages
 from sourcebook.publish.site.pages.urls import Urls
-from sourcebook.publish.site.reads import READS, Token, context_reads
+from sourcebook.publish.site.reads import context_reads
 from sourcebook.publish.site.search.index import (
     LEFT_OUT,
     Indexed,
@@ -201,13 +203,13 @@ class SiteBuild:
         notify_url: str | None = None,
         series: InSeries | None = None,
         search: bool = True,
-        kept: KeptSite | None = None,
+        kept: SiteMemo[SiteMade] | None = None,
     ):
         self._search = search
         self._kept = kept
         """The last site written, where the build keeps what its pages read for the next:
         then it writes only what changed since (see `write`)."""
-        self._after_kept = kept is not None and kept.last is not None and not kept.in_place
+        self._after_kept = kept is not None and kept.found and not kept.in_place
         """A `build` after one it kept: the prose is rendered with the pages that show it."""
         self._prepared: _Prepared | None = None
         self._error: BuildError | None = None
@@ -273,13 +275,13 @@ class SiteBuild:
         assert site is not None
         out = Path(os.path.abspath(out_dir))
         kept = self._kept
-        last = kept.last if kept is not None else None
+        last = kept.lookup(site_made) if kept is not None else None
         changed = None
         if kept is not None:
             now = self._note_reads(derived, last.snapshot if last is not None else None)
             if last is not None and last.holds(out):
                 changed = now.changes(last.snapshot)
-            kept.last = None  # until the site at `out` is whole again
+            kept.forget()  # until the site at `out` is whole again
         written = None
         try:
             if changed is not None and last is not None and kept is not None and kept.in_place:
@@ -298,7 +300,7 @@ class SiteBuild:
         except SwapError as exc:
             raise BuildError(str(exc)) from None
         if kept is not None:
-            kept.last = self._made(out, now, files, last)
+            kept.record(self._made(out, now, files, last), site_plain)
         seconds = time.perf_counter() - started
         pages = len(site.pages)
         return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
