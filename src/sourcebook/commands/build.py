@@ -6,11 +6,15 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import click
 
 from sourcebook.commands.check import AS_OF
 from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path, need_folder_path
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.command()
@@ -99,15 +103,18 @@ def build_house_site(
 
 
 def _progress(quiet: bool) -> AbstractContextManager[PageProgress | None]:
-    """A context giving a `progress(done, total)` callback: a Rich bar, or nothing."""
-    return nullcontext(None) if quiet else PageProgress()
+    """A context giving a `progress(done, total)` callback: a Rich bar on a terminal, or
+    nothing (a bar that is only disabled still writes a line break on some Rich versions)."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    return nullcontext(None) if quiet or not console.is_terminal else PageProgress(console)
 
 
 class PageProgress:
     """`with PageProgress() as progress: progress(done, total)`."""
 
-    def __init__(self) -> None:
-        from rich.console import Console
+    def __init__(self, console: Console) -> None:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -116,7 +123,6 @@ class PageProgress:
             TimeElapsedColumn,
         )
 
-        console = Console(stderr=True)
         self._bar = Progress(
             TextColumn("Building the site"),
             BarColumn(),
@@ -124,7 +130,6 @@ class PageProgress:
             TimeElapsedColumn(),
             console=console,
             transient=True,
-            disable=not console.is_terminal,
         )
         self._task = self._bar.add_task("pages", total=None)
 
