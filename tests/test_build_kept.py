@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from site_fixtures import write_record
 from test_serve_equivalence import MEMORY, SEEDED, apply, edit, files
+from thorough import examples
 
 from sourcebook.incremental import STATE_FOLDER, Memos, SiteMemo, Store
 from sourcebook.incremental import _site as site_module
@@ -51,7 +52,7 @@ def clean_build(root: Path, out: Path, search: bool = False) -> list[str]:
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(50),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

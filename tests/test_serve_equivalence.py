@@ -13,6 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from site_fixtures import write_record
+from thorough import examples
 
 from sourcebook.incremental import Memos
 from sourcebook.live import LiveSite
@@ -163,7 +164,7 @@ def files(site: Path) -> dict[str, str]:
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
