@@ -18,9 +18,8 @@ from pathlib import Path
 from sourcebook.children import one_line
 from sourcebook.diagnostics import Diagnostic
 from sourcebook.incremental import NOT_RECORD, Memos
-from sourcebook.pipeline import build, check_house
+from sourcebook.pipeline import build, build_house, check_house
 from sourcebook.publish.claimed import scratch
-from sourcebook.publish.house.build import build_house
 from sourcebook.publish.site.build import BuildError
 from sourcebook.publish.site.pages.urls import normalize_base_path
 from sourcebook.publish.site.search.index import SearchJob

@@ -20,12 +20,7 @@ from sourcebook.check import check_record
 from sourcebook.check.as_of import as_it_stood, proved_as_it_stood
 from sourcebook.check.house import check_same_as, check_volume_paths, volume_name
 from sourcebook.check.result import Checked, CheckedHouse
-from sourcebook.compile import (
-    compile_checked,
-    compile_in_memory,
-    published,
-    record_day,
-)
+from sourcebook.compile import compile_checked, compiled_image, published, record_day
 from sourcebook.derive import derive_checked
 from sourcebook.derive.claims import check_claims
 from sourcebook.derive.queries import check_queries
@@ -48,6 +43,8 @@ __all__ = [
     "Checked",
     "CheckedHouse",
     "build",
+    "build_house",
+    "build_site",
     "check",
     "check_house",
     "compile_checked",
@@ -59,7 +56,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Build:
-    """What `build` did: the record checked, and its site where check passed."""
+    """What `build` did: the record checked, and its site where one was asked for and
+    check passed."""
 
     checked: Checked
     site: Built | None = None
@@ -67,7 +65,7 @@ class Build:
 
 def build(
     root: Path | str,
-    out: Path | str,
+    out: Path | str | None = None,
     *,
     as_of: date | None = None,
     drafts: bool = False,
@@ -77,45 +75,79 @@ def build(
     progress: Callable[[int, int], None] | None = None,
     kept: Memos | None = None,
 ) -> Build:
-    """Check the record at `root` and, where it has no errors, write its site into `out`:
-    without its drafts unless `drafts`, with its search index unless not `search`; `kept`
-    as for `read_and_link`.
-    Raises RecordError, AsOfError (as `check`), BuildError (for a site that cannot be made)."""
-    from sourcebook.publish.site.build import SiteBuild  # the site's libraries: only to build
-
+    """The whole system: the record at `root` read, linked, checked, compiled as it stood on
+    `as_of` (default: its close) and its own queries run over it; then, where `out` is given
+    and nothing is wrong, what it publishes compiled, derived and written as its site into
+    `out` (without its drafts unless `drafts`, with its search index unless not `search`).
+    `kept`: what earlier runs made (default: the record's state folder), committed once the
+    run is over. Raises RecordError where `root` is no record, AsOfError for a day after it
+    closes, BuildError for a site that cannot be made."""
     diagnostics = Diagnostics()
-    kept = kept if kept is not None else _memos(Path(root), site=True)
+    kept = kept if kept is not None else _memos(Path(root), site=out is not None)
     record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)
     if record is None:
         kept.commit()
         return Build(Checked(None, graph, diagnostics, as_of))
-    then = as_it_stood(record, graph, as_of, kept.linked)
-    shown = without_drafts(*then, drafts, kept.linked)
-    with SiteBuild(*shown, jobs=jobs, notify_url=notify_url, search=search, kept=kept.site) as site:
-        site.render_prose()  # overlaps with check: the prose needs only the linked record
-        checked = check_linked(record, graph, diagnostics, as_of, kept, then)
-        shown_checked = published(checked, linked=shown, kept=kept.compiled) if checked.ok else None
+    proofs = check_record(record, graph, diagnostics, kept=kept.checked)
+    stood, stood_graph = as_it_stood(record, graph, as_of, kept.linked)
+    stood_proofs = proved_as_it_stood(record, graph, stood, stood_graph, proofs)
+    image = compiled_image(stood, stood_graph, as_of, stood_proofs, kept.compiled)
+    check_queries(stood, image, diagnostics, kept.queries)
+    check_claims(stood, image, diagnostics)
+    checked = Checked(stood, stood_graph, diagnostics, as_of, stood_proofs, image)
+    if out is None or not checked.ok:
         kept.commit()
-        if shown_checked is None:
-            return Build(checked)
-        site.cite(checked.proofs)
-        derived_now = derive_checked(shown_checked, kept.queries)
-        built = site.write(out, derived_now, progress=progress)
-    if kept.site is not None and kept.on_disk and built.written != 0:
-        kept.site.commit()  # a site written as it was: the kept map still tells it
+        return Build(checked)
+    shown = published(
+        checked, linked=without_drafts(stood, stood_graph, drafts, kept.linked), kept=kept.compiled
+    )
+    derived_now = derive_checked(shown, kept.queries)
+    from sourcebook.publish.site.build import write_site  # the site's libraries: only to build
+
+    built = write_site(
+        shown,
+        derived_now,
+        out,
+        jobs=jobs,
+        notify_url=notify_url,
+        search=search,
+        progress=progress,
+        kept=kept.site,
+    )
+    kept.commit(site=built.written != 0)  # a site written as it was: the kept map tells it
     return Build(checked, built)
 
 
 def check(root: Path | str, as_of: date | None = None, kept: Memos | None = None) -> Checked:
-    """Read, link and check the record at `root`, its own queries run over it as it stood
-    on `as_of` (default: its close); `kept` as for `read_and_link`. Raises RecordError if
-    it is not a record, AsOfError for a day after it closes."""
-    diagnostics = Diagnostics()
-    kept = kept if kept is not None else _memos(Path(root))
-    record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)
-    checked = check_linked(record, graph, diagnostics, as_of, kept) if record is not None else None
-    kept.commit()
-    return checked if checked is not None else Checked(None, graph, diagnostics, as_of)
+    """`build` without a site: the record at `root` read, linked, checked and compiled, its
+    own queries run over it as it stood on `as_of` (default: its close)."""
+    return build(root, as_of=as_of, kept=kept).checked
+
+
+def build_site(
+    checked: Checked,
+    out: Path | str,
+    *,
+    derived: derived.Derived | None = None,
+    drafts: bool = False,
+    jobs: int | None = None,
+    notify_url: str | None = None,
+    search: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> Built:
+    """The site of a record `check` passed, written into `out`: `build`'s last three stages
+    (what it publishes compiled, derived unless `derived` is what derive made of it, and
+    written). Raises BuildError for a record with errors or a site that cannot be made."""
+    from sourcebook.publish.site.build import RECORD_HAS_ERRORS, BuildError, write_site
+
+    if not checked.ok or checked.record is None:
+        raise BuildError(RECORD_HAS_ERRORS)
+    shown = published(checked, drafts)
+    if shown is not checked or derived is None:
+        derived = derive_checked(shown)
+    return write_site(
+        shown, derived, out, jobs=jobs, notify_url=notify_url, search=search, progress=progress
+    )
 
 
 def _memos(root: Path, site: bool = False) -> Memos:
@@ -145,29 +177,6 @@ def read_and_link(
     return record, graph
 
 
-def check_linked(
-    record: Record,
-    graph: Graph,
-    diagnostics: Diagnostics,
-    as_of: date | None,
-    kept: Memos | None = None,
-    then: tuple[Record, Graph] | None = None,
-) -> Checked:
-    """Every rule over the linked record; then its own queries, over the record as it stood
-    on `as_of` (`then`, where already cut) compiled in memory. What is checked is the
-    record as it stood. `kept`: each entity's results of the entity rules, and the
-    queries' last run (as for `isolated`), from earlier runs."""
-    proofs = check_record(record, graph, diagnostics, kept=kept.checked if kept else None)
-    stood, stood_graph = then or as_it_stood(record, graph, as_of, kept.linked if kept else None)
-    stood_proofs = proved_as_it_stood(record, graph, stood, stood_graph, proofs)
-    compiled = kept.compiled if kept else None
-    with compile_in_memory(stood, stood_graph, as_of, stood_proofs, compiled) as db:
-        image = db.image()
-    check_queries(stood, image, diagnostics, kept.queries if kept else None)
-    check_claims(stood, image, diagnostics)
-    return Checked(stood, stood_graph, diagnostics, as_of, stood_proofs, image)
-
-
 def check_house(target: Path | str, as_of: date | None = None) -> CheckedHouse:
     """Read the house at `target` (its house file, or the folder holding it), check every
     volume as `check` does, then what only the house can get wrong. Raises RecordError where
@@ -186,6 +195,29 @@ def check_house(target: Path | str, as_of: date | None = None) -> CheckedHouse:
     works = Works([SeriesVolume(name, record) for name, record in records.items()])
     check_same_as(works, records, diagnostics)
     return CheckedHouse(house, volumes, diagnostics, works)
+
+
+def build_house(
+    checked: CheckedHouse,
+    out: Path | str,
+    *,
+    jobs: int | None = None,
+    notify_urls: dict[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    drafts: bool = False,
+) -> Built:
+    """The site of a house `check_house` passed, written into `out`: each volume's published
+    part compiled and derived as `build` does, then the house written whole, its volumes
+    under their base paths and its own pages at the root. Raises BuildError for a house with
+    errors or a site that cannot be made."""
+    from sourcebook.publish.house import HOUSE_HAS_ERRORS, write_house
+    from sourcebook.publish.site import BuildError
+
+    if not checked.ok:
+        raise BuildError(HOUSE_HAS_ERRORS)
+    shown = [published(one, drafts) for _, one in checked.volumes if one.record is not None]
+    volumes = [(one, derive_checked(one)) for one in shown]
+    return write_house(checked, volumes, out, jobs=jobs, notify_urls=notify_urls, progress=progress)
 
 
 def derive(path: Path | str, as_of: date | None = None) -> derived.Derived:

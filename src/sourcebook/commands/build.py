@@ -82,7 +82,7 @@ def build_house_site(
     house: Path, out: Path | None, quiet: bool, drafts: bool, as_of: datetime | None
 ) -> None:
     from sourcebook.commands.check import house_checked_or_exit
-    from sourcebook.publish.house import build_house
+    from sourcebook.pipeline import build_house
     from sourcebook.publish.site import BuildError
     from sourcebook.read.house import house_file
 

@@ -44,6 +44,7 @@ __all__ = [
     "AsOfError",
     "compile_checked",
     "compile_in_memory",
+    "compiled_image",
     "compile_record",
     "published",
     "record_day",
@@ -91,8 +92,7 @@ def published(
     record, graph = linked or without_drafts(checked.record, checked.graph, drafts)
     if record is checked.record:
         return checked
-    with compile_in_memory(record, graph, checked.as_of, checked.proofs, kept) as db:
-        image = db.image()
+    image = compiled_image(record, graph, checked.as_of, checked.proofs, kept)
     return replace(checked, record=record, graph=graph, image=image)
 
 
@@ -125,6 +125,19 @@ def compile_record(
     db.close()
     os.replace(partial, path)
     return path
+
+
+def compiled_image(
+    record: Record,
+    graph: Graph,
+    as_of: date | None,
+    proofs: QuoteReport | None,
+    kept: Memo | None = None,
+) -> bytes:
+    """The record compiled in memory (as `compile_in_memory`), as the bytes of its
+    database: what check's queries and derive read."""
+    with compile_in_memory(record, graph, as_of, proofs, kept) as db:
+        return db.image()
 
 
 def compile_in_memory(

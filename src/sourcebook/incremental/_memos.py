@@ -83,8 +83,10 @@ class Memos:
         last_site: SiteMemo[Any] | None = SiteMemo.open(store) if site else None
         return cls(parsed, linked, checked, compiled, store, site=last_site)
 
-    def commit(self) -> None:
-        """The run is over: what it used is what the next finds (the site's memo is
-        committed by itself, once the site is written)."""
+    def commit(self, site: bool = False) -> None:
+        """The run is over: what it used is what the next finds; the site's memo too where
+        `site` (a site was written, and the memo tells it)."""
         for memo in (self.parsed, self.linked, self.checked, self.compiled):
             memo.commit()
+        if site and self.site is not None:
+            self.site.commit()

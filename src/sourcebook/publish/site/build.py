@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sourcebook.check.result import Checked
-from sourcebook.compile import published
-from sourcebook.derive import Derived, derive_checked
+from sourcebook.derive import Derived
 from sourcebook.incremental import READS, SiteMemo, Token
 from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph
@@ -129,36 +128,32 @@ class Built:
     """The files written afresh, where a build kept the rest of the last one's."""
 
 
-def build_site(
-    checked: Checked,
+def write_site(
+    shown: Checked,
+    derived: Derived,
     out_dir: Path | str,
     *,
-    progress: Callable[[int, int], None] | None = None,
     jobs: int | None = None,
-    derived: Derived | None = None,
     notify_url: str | None = None,
-    drafts: bool = False,
     search: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    kept: SiteMemo[SiteMade] | None = None,
 ) -> Built:
-    """Write the site of `checked` into `out_dir`; a record with errors is never built.
+    """The publish stage: write the site of `shown` (a checked record as it is published:
+    see `compile.published`), with what derive made of it, into `out_dir`; a record with
+    errors is never written.
 
-    `derived` is what the derive stage computed from `checked` (computed here where not
-    given, or where the site leaves drafts out). `progress(done, total)` is called as pages
-    are written. The site is written beside `out_dir` and swapped in only once it is whole,
-    with its search index unless `search` is False (`serve` makes it after, with
-    `Built.search_job`). Drafts are left out of every file of it, unless `drafts`: then
-    they are in, each marked as a draft.
+    `progress(done, total)` is called as pages are written. The site is written beside
+    `out_dir` and swapped in only once it is whole, with its search index unless `search`
+    is False (`serve` makes it after, with `Built.search_job`). `kept`: the last site written
+    and what its pages read, so that only what changed is written (see `SiteBuild.write`).
     """
-    if not checked.ok or checked.record is None:
+    if not shown.ok or shown.record is None:
         raise BuildError(RECORD_HAS_ERRORS)
-    shown = published(checked, drafts)
-    if shown is not checked or derived is None:  # derived anew for the record shown
-        derived = derive_checked(shown)
-    assert shown.record is not None
     with SiteBuild(
-        shown.record, shown.graph, jobs=jobs, notify_url=notify_url, search=search
+        shown.record, shown.graph, jobs=jobs, notify_url=notify_url, search=search, kept=kept
     ) as site:
-        site.cite(checked.proofs)
+        site.cite(shown.proofs)
         return site.write(out_dir, derived, progress=progress)
 
 
@@ -186,12 +181,11 @@ class _Prepared:
 
 class SiteBuild:
     """One build of a linked record's site (the record as published: see
-    `link.without_drafts`), in three steps: `render_prose` (optional) has workers render
-    the prose every page draws on, which needs nothing but the linked record, so that it
-    overlaps with check; `cite` takes check's proof of the quotes, which the sources'
-    citations show; `write` writes the pages and swaps the site in (a house, which holds
-    this site among others, calls `files` and `write_into` instead). Leaving the `with`
-    block stops any worker still running.
+    `link.without_drafts`), in two steps: `cite` takes check's proof of the quotes, which
+    the sources' citations show; `write` writes the pages and swaps the site in (a house,
+    which holds this site among others, calls `files` and `write_into` instead). On two or
+    more cores, workers render the prose every page draws on first. Leaving the `with` block
+    stops any worker still running.
     """
 
     def __init__(
@@ -236,9 +230,8 @@ class SiteBuild:
         if self._prose is not None:
             self._prose.cancel()
 
-    def render_prose(self) -> None:
-        """On two or more cores, start workers rendering the prose while this process goes
-        on (checking the record)."""
+    def _start_prose(self) -> None:
+        """On two or more cores, start workers rendering the prose every page draws on."""
         site = self._prepared
         if site is None or site.jobs <= 1 or self._prose is not None:
             return
@@ -551,10 +544,9 @@ class SiteBuild:
             raise RenderError(f"{where}{exc}") from None
 
     def _adopt_prose(self) -> None:
-        """The prose every page draws on, brought back from the workers (started here if
-        `render_prose` did not)."""
+        """The prose every page draws on, rendered by workers and brought back."""
         if self._prose is None:
-            self.render_prose()
+            self._start_prose()
             if self._error is not None:
                 raise self._error
             if self._prose is None:
