@@ -15,8 +15,8 @@ from release_fixtures import copy_bundled, files_of, release_bundled, run
 from site_fixtures import write_record
 
 from sourcebook.model.kinds import KINDS
-from sourcebook.pipeline import check
-from sourcebook.publish.release import ReleaseError, release
+from sourcebook.pipeline import check, release
+from sourcebook.publish.release import ReleaseError
 
 
 @pytest.fixture(scope="module")

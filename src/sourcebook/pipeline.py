@@ -36,6 +36,7 @@ from sourcebook.read.house import read_house
 from sourcebook.read.paths import SETTINGS_FILE
 
 if TYPE_CHECKING:
+    from sourcebook.publish.release import Released
     from sourcebook.publish.site.build import Built
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "derive",
     "derive_checked",
     "published",
+    "release",
 ]
 
 
@@ -148,6 +150,15 @@ def build_site(
     return write_site(
         shown, derived, out, jobs=jobs, notify_url=notify_url, search=search, progress=progress
     )
+
+
+def release(checked: Checked, root: Path | str, version: str) -> Released:
+    """`sourcebook release` after check: what the record publishes compiled (without its
+    drafts, as the site shows it) and written as the data release `version` into
+    root/releases/. Raises ReleaseError as `publish.release.release` does."""
+    from sourcebook.publish.release import release as write_release
+
+    return write_release(published(checked) if checked.ok else checked, root, version)
 
 
 def _memos(root: Path, site: bool = False) -> Memos:

@@ -32,8 +32,8 @@ def release(version: str, record: Path, quiet: bool) -> None:
     version such as 1.2.0) into RECORD/releases/VERSION; a release is never overwritten."""
     from sourcebook.commands.check import checked_or_exit
     from sourcebook.diagnostics import Diagnostics
+    from sourcebook.pipeline import release as write_release
     from sourcebook.publish.release import ReleaseError, check_version, release_folder, unreleasable
-    from sourcebook.publish.release import release as write_release
     from sourcebook.read import RecordError
     from sourcebook.read.settings import read_settings
 

@@ -18,7 +18,6 @@ from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 from sourcebook.check.result import Checked
-from sourcebook.compile import published
 from sourcebook.publish.claimed import claimed, sweep
 from sourcebook.publish.release import changelog as changes
 from sourcebook.publish.release.about import About
@@ -62,19 +61,20 @@ def release_folder(root: Path | str, version: str) -> Path:
     return Path(root) / "releases" / version
 
 
-def release(checked: Checked, root: Path | str, version: str) -> Released:
-    """Write the release `version` of the checked record at `root` into root/releases/.
+def release(shown: Checked, root: Path | str, version: str) -> Released:
+    """Write the release `version` of the record at `root` into root/releases/: `shown` is
+    the checked record as it is published (`compile.published`: without its drafts, as
+    the site shows it; `pipeline.release` makes it).
 
     Raises ReleaseError for a version that is not one, a record that did not pass check or
     lacks a setting a release needs (`unreleasable`), or a release that already exists.
     The release is written into a hidden folder beside its place and renamed into it whole,
-    so that a failure leaves nothing behind. Drafts are not released: a release holds what
-    the site publishes.
+    so that a failure leaves nothing behind.
     """
     check_version(version)
-    if not checked.ok or checked.record is None:
+    if not shown.ok or shown.record is None:
         raise ReleaseError("the record does not pass check: fix its errors first")
-    lacking = unreleasable(checked.record.settings.book)
+    lacking = unreleasable(shown.record.settings.book)
     if lacking:
         raise ReleaseError(lacking)
     target = release_folder(root, version)
@@ -85,7 +85,7 @@ def release(checked: Checked, root: Path | str, version: str) -> Released:
     sweep(target.parent, ".*.partial")  # releases a killed run left half-written
     with claimed(target.parent, f".{version}.", ".partial") as staging:
         try:
-            written = write_release(published(checked), staging, version, previous)
+            written = write_release(shown, staging, version, previous)
             if target.exists():
                 raise ReleaseError(f"{target} appeared while the release was written")
             os.rename(staging, target)
