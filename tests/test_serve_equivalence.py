@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from site_fixtures import write_record
+from site_fixtures import FILES, write_record
 from thorough import examples
 
 from sourcebook.incremental import Memos
@@ -78,11 +78,46 @@ RENAMED = "renamed"
 OWN_NAV = '{% extends "sourcebook/nav.html" %}'
 """A record's own template, over the built-in one."""
 
+CHART = (
+    "---\ntitle: {title}\norder: 1\ndescription: Figures by grade.\n"
+    "query: SELECT grade, COUNT(*) AS figures FROM figures GROUP BY grade ORDER BY grade\n"
+    "spec:\n  mark: {mark}\n  encoding:\n"
+    "    y: {{field: grade, type: nominal}}\n    x: {{field: figures, type: quantitative}}\n"
+    "---\nEach grade, counted.\n"
+)
+CHARTS = [
+    CHART.format(title="Figures by grade", mark="bar"),
+    CHART.format(title="Figures by grade", mark="point"),
+    CHART.format(title="The grades", mark="bar"),
+    "",
+]
+PAPER = (
+    "---\ntitle: The record at its close\ndate: 2026-11-08\n"
+    "summary: The record shows ![[indicator:largest-evidenced-operating-site]] running.\n"
+    "---\n# What runs\n\n{body}\n"
+)
+PAPERS = [
+    PAPER.format(body="Colossus 2 runs [@supermicro-colossus-case]."),
+    PAPER.format(body="See [[cluster]]: one machine [@extra]."),
+    "",
+]
+UNIT = "\n            unit: MW\n"
+FIGURE_ID = (UNIT, UNIT + "            id: colossus-2-power\n")
+"""The small record's power figure, given an id a correction can name."""
+CORRECTS = [
+    ("scope: book\n", "scope: book\ncorrects: [colossus-2-power]\n"),  # the figure retired
+    ("corrects: [colossus-2-power]\n", ""),  # and counted again
+    ("date: 2026-10-01", "date: 2027-10-01"),  # a correction dated after the close
+    ("date: 2027-10-01", "date: 2026-10-01"),
+]
+
 SEEDED = {
     "sources/extra.md": EXTRA,
     "terms/one-machine.md": term_text("One machine", [], "Chips as one.", PROSE[6]),
+    "campuses/colossus-2.md": FILES["campuses/colossus-2.md"].replace(*FIGURE_ID, 1),
 }
-"""The small record of the site's tests, and a source its prose cites."""
+"""The small record of the site's tests, a source its prose cites, and an id for the
+figure a correction may name."""
 
 
 term = st.builds(
@@ -125,6 +160,11 @@ edit = st.one_of(
     st.tuples(st.just("sources/sa-essay.md"), st.sampled_from(SOURCE_ERRORS)),
     st.tuples(st.just("parties/semianalysis.md"), st.just(("sells: subscriptions", "sells: data"))),
     st.tuples(st.just("terms/one-machine.md"), st.just(("chapter-1]", "chapter-2]"))),
+    # a chart drawn, changed and gone; a paper typeset, changed and gone; a correction
+    # that retires a figure from every count, and one dated after the record closes
+    st.tuples(st.just("charts/grades.md"), st.sampled_from(CHARTS)),
+    st.tuples(st.just("papers/the-close.md"), st.sampled_from(PAPERS)),
+    st.tuples(st.just("corrections/colossus-date.md"), st.sampled_from(CORRECTS)),
     # what every page reads: the settings, the record's own templates and static files
     st.tuples(st.just("sourcebook.toml"), st.just(("One Machine", "One Engine"))),
     st.tuples(st.just("templates/nav.html"), st.sampled_from([OWN_NAV, ""])),
