@@ -1,9 +1,10 @@
 """The pipeline in one place: read → link → check → compile → derive → publish.
 
-Each stage reads only what the stage before it produced; this module only calls them
-in order, so that a newcomer can read the whole system here: `build` is the whole of
-`sourcebook build`, `check` the whole of `sourcebook check`, `check_house` the whole of
-`sourcebook check` on a house.
+Each stage reads only what the stage before it produced; this module is the only one that
+calls them in order, so that a newcomer can read the whole system here: `build` is the
+whole of `sourcebook build` (and, without a site, of `sourcebook check`: `check`);
+`check_house` and `build_house` are a house's, a loop over its volumes; `release` is
+`sourcebook release` after check.
 """
 
 from __future__ import annotations
@@ -86,25 +87,24 @@ def build(
     closes, BuildError for a site that cannot be made."""
     diagnostics = Diagnostics()
     kept = kept if kept is not None else _memos(Path(root), site=out is not None)
-    record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)
+    record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)  # read, link
     if record is None:
         kept.commit()
         return Build(Checked(None, graph, diagnostics, as_of))
-    proofs = check_record(record, graph, diagnostics, kept=kept.checked)
+    proofs = check_record(record, graph, diagnostics, kept=kept.checked)  # check
     stood, stood_graph = as_it_stood(record, graph, as_of, kept.linked)
     stood_proofs = proved_as_it_stood(record, graph, stood, stood_graph, proofs)
-    image = compiled_image(stood, stood_graph, as_of, stood_proofs, kept.compiled)
-    check_queries(stood, image, diagnostics, kept.queries)
+    image = compiled_image(stood, stood_graph, as_of, stood_proofs, kept.compiled)  # compile
+    check_queries(stood, image, diagnostics, kept.queries)  # derive: the record's own queries
     check_claims(stood, image, diagnostics)
     checked = Checked(stood, stood_graph, diagnostics, as_of, stood_proofs, image)
     if out is None or not checked.ok:
         kept.commit()
         return Build(checked)
-    shown = published(
-        checked, linked=without_drafts(stood, stood_graph, drafts, kept.linked), kept=kept.compiled
-    )
-    derived_now = derive_checked(shown, kept.queries)
-    from sourcebook.publish.site.build import write_site  # the site's libraries: only to build
+    linked = without_drafts(stood, stood_graph, drafts, kept.linked)
+    shown = published(checked, linked=linked, kept=kept.compiled)  # compile what is published
+    derived_now = derive_checked(shown, kept.queries)  # derive
+    from sourcebook.publish.site.build import write_site  # publish (its libraries: only here)
 
     built = write_site(
         shown,
