@@ -283,12 +283,31 @@
     }
   });
 
+  // The index is made in buckets, each an index of Pagefind's, listed in index.json: the
+  // first's program is loaded, and the others are merged into it.
+  var OPTIONS = { excerptLength: 24 };
+
+  function loadIndex(bundle) {
+    return fetch(bundle + "index.json")
+      .then(function (r) { if (!r.ok) throw new Error("no index"); return r.json(); })
+      .then(function (listed) {
+        var buckets = listed.buckets || [];
+        if (!buckets.length) throw new Error("an empty index");
+        return import(bundle + buckets[0] + "pagefind.js").then(function (module) {
+          return module.options(OPTIONS).then(function () {
+            return Promise.all(buckets.slice(1).map(function (bucket) {
+              return module.mergeIndex(bundle + bucket, OPTIONS);
+            }));
+          }).then(function () { return module; });
+        });
+      });
+  }
+
   status.textContent = "Loading the index…";
-  Promise.all([import(root.getAttribute("data-bundle") + "pagefind.js"), loadNames()])
+  Promise.all([loadIndex(root.getAttribute("data-bundle")), loadNames()])
     .then(function (loaded) {
-      var module = loaded[0];
-      pagefind = module;
-      return pagefind.options({ excerptLength: 24 }).then(function () { return pagefind.filters(); });
+      pagefind = loaded[0];
+      return pagefind.filters();
     })
     .then(function (filters) {
       status.textContent = "";
