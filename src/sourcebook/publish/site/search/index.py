@@ -48,6 +48,8 @@ from sourcebook.publish.site.search.kept import Kept
 from sourcebook.publish.site.serving.swap import write_file
 
 FOLDER = "pagefind"
+WORKERS = 2
+"""Pagefinds at work at once, each on a bucket of its own."""
 ANCHORED = ("indicator", "correction")
 """Kinds whose entities live at an anchor of a list page: indexed as records of their own."""
 UNUSED = ("pagefind-ui", "pagefind-modular-ui", "pagefind-component-ui", "pagefind-highlight")
@@ -146,7 +148,7 @@ class Indexing:
         self._pages = pages
         self._entries = entries
         self._kept = kept
-        self._service: _Service | None = None
+        self._services: list[_Service] = []
         self._stopped = False
         self._lock = threading.Lock()
 
@@ -163,29 +165,58 @@ class Indexing:
         items = [*searched_pages(self._site, self._pages), *map(searched_entry, self._entries)]
         buckets = split(items, self._language)
         kept = self._kept if self._kept is not None else Kept()
-        pages = records = made = 0
-        for bucket in buckets:
-            folder = self._output / bucket.name
-            if bucket.name in kept.names and _keep(folder, kept.folder):
-                continue
-            made += 1
-            for item in bucket.items:
-                pages += item.entry is None
-                records += item.entry is not None
-            self._write(bucket, folder)
+        stale = [
+            (bucket, self._output / bucket.name)
+            for bucket in buckets
+            if not (bucket.name in kept.names and _keep(self._output / bucket.name, kept.folder))
+        ]
+        self._make(stale)
+        sent = [item for bucket, _ in stale for item in bucket.items]
+        records = sum(item.entry is not None for item in sent)
+        pages, made = len(sent) - records, len(stale)
         names = [bucket.name for bucket in buckets]
         manifest = json.dumps({"buckets": [f"{name}/" for name in names]}).encode()
         self._output.mkdir(parents=True, exist_ok=True)
         write_file(self._output / MANIFEST, manifest)
         _remove_others(self._output, {*names, MANIFEST})
         seconds = time.perf_counter() - started
-        return Indexed(
-            pages, seconds, records, self._output, len(buckets), made, frozenset(names)
-        )
+        return Indexed(pages, seconds, records, self._output, len(buckets), made, frozenset(names))
 
-    def _write(self, bucket: Bucket, folder: Path) -> None:
+    def _make(self, stale: list[tuple[Bucket, Path]]) -> None:
+        """Make the buckets of `stale`, into their folders: on two or more cores, by a
+        Pagefind of its own in each of two threads, each taking the next bucket left."""
+        workers = min(len(stale), WORKERS, os.cpu_count() or 1)
+        if workers <= 1:
+            for bucket, folder in stale:
+                self._write(self._started(), bucket, folder)
+            return
+        left = list(reversed(stale))
+        failures: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                service = self._started()
+                while True:
+                    with self._lock:
+                        if not left or failures:
+                            return
+                        bucket, folder = left.pop()
+                    self._write(service, bucket, folder)
+            except BaseException as exc:  # told by the thread that waits for this one
+                with self._lock:
+                    failures.append(exc)
+                self.stop()
+
+        threads = [threading.Thread(target=work, name="pagefind") for _ in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if failures:
+            raise failures[0]
+
+    def _write(self, service: _Service, bucket: Bucket, folder: Path) -> None:
         """Have Pagefind index the bucket's pages and records; write its files to `folder`."""
-        service = self._started()
         config = {"force_language": self._language, "exclude_selectors": [LISTED]}
         index = service.ask({"type": "NewIndex", "config": config})["index_id"]
         for item in bucket.items:
@@ -216,24 +247,25 @@ class Indexing:
         with self._lock:
             if self._stopped:
                 raise SearchError("Pagefind stopped while indexing the site: it was stopped")
-            if self._service is None:
-                self._service = _Service().__enter__()
-            return self._service
+            # begun within the lock: `stop` kills it, or it is never begun
+            service = _Service().__enter__()
+            self._services.append(service)
+            return service
 
     def stop(self) -> None:
         """Stop Pagefind from another thread: the thread asking it a question is answered by
         a SearchError, and closes this as it would on any."""
         with self._lock:
             self._stopped = True
-            service = self._service
-        if service is not None:
+            services = list(self._services)
+        for service in services:
             service.kill()
 
     def close(self) -> None:
         """Stop Pagefind, whatever it is doing."""
         with self._lock:
-            service, self._service = self._service, None
-        if service is not None:
+            services, self._services = self._services, []
+        for service in services:
             service.kill()
             service.__exit__()
 
