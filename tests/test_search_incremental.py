@@ -194,22 +194,26 @@ class opened:
 
 
 SEARCH = """async (queries) => {
+  const status = document.querySelector(".search-status");
+  while (status.textContent.startsWith("Loading")) {
+    await new Promise((done) => setTimeout(done, 20));
+  }
   const bundle = "/vol1/pagefind/";
   const listed = await (await fetch(bundle + "index.json")).json();
+  // the module search.js loaded, and merged every bucket into
   const pagefind = await import(bundle + listed.buckets[0] + "pagefind.js");
-  await pagefind.options({ excerptLength: 24 });
-  for (const bucket of listed.buckets.slice(1)) {
-    await pagefind.mergeIndex(bundle + bucket, { excerptLength: 24 });
-  }
   const found = {};
   for (const query of queries) {
     const results = (await pagefind.search(query)).results;
-    const data = await Promise.all(results.map((r) => r.data()));
-    found[query] = data.map((d, i) => [d.meta.url || d.url, results[i].score]);
+    const data = await Promise.all(results.slice(0, 60).map((r) => r.data()));
+    const urls = data.map((d) => d.meta.url || d.url);
+    found[query] = results.map((r, i) => [urls[i] || r.id, r.score]);
   }
   return found;
 }"""
-"""Each query's hits, in Pagefind's order, with their scores, through Pagefind's own script."""
+"""Each query's hits, in Pagefind's order, with their scores, through Pagefind's own script
+as the search page loads it (`search.js`):
+the URLs of the first 60 (as many as the search page ranks), the others by Pagefind's id."""
 
 
 def searched(browser: Any, site: Path, queries: list[str]) -> dict[str, list[tuple[str, float]]]:
