@@ -31,8 +31,7 @@ def main() -> None:
     from sourcebook.derive import open_image
     from sourcebook.derive.machine import machine
     from sourcebook.diagnostics import Diagnostics
-    from sourcebook.pipeline import check, derive_checked
-    from sourcebook.publish.site import build_site
+    from sourcebook.pipeline import build_site, check, derive_checked
     from sourcebook.publish.site.build import _prepare
     from sourcebook.publish.site.drawing.machine_page import machine_of
     from sourcebook.publish.site.pages.render import Writer

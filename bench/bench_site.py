@@ -84,8 +84,7 @@ def settled() -> None:
 def child(root: Path, out: Path, ignore_errors: bool) -> None:
     from sourcebook.cli import exit_now
     from sourcebook.derive import derive_checked
-    from sourcebook.diagnostics import Diagnostics
-    from sourcebook.pipeline import build, check_linked, read_and_link
+    from sourcebook.pipeline import build, check
     from sourcebook.publish.site import SiteBuild
 
     started = time.perf_counter()
@@ -94,14 +93,11 @@ def child(root: Path, out: Path, ignore_errors: bool) -> None:
         checked, built = done.checked, done.site
         assert built is not None, "the record has errors: run with --ignore-errors"
         checked_at = time.perf_counter() - built.seconds
-    else:  # the same steps, with check's errors set aside so that the site is measured
-        diagnostics = Diagnostics()
-        record, graph = read_and_link(root, None, diagnostics)
-        assert record is not None
-        with SiteBuild(record, graph) as site:
-            site.render_prose()
-            checked = check_linked(record, graph, diagnostics, None)
-            checked_at = time.perf_counter()
+    else:  # the same stages, with check's errors set aside so that the site is measured
+        checked = check(root)
+        checked_at = time.perf_counter()
+        assert checked.record is not None
+        with SiteBuild(checked.record, checked.graph) as site:
             site.cite(checked.proofs)
             built = site.write(out, derive_checked(checked))
     done_at = time.perf_counter()

@@ -44,7 +44,7 @@ LONGEST_FIRST = (
     "test_check_remembered.py",
 )
 """The files whose tests take longest, each a few minutes of work: run first, so that the
-two workers of `-n 2 --dist loadfile` end together rather than one waiting on the other's
+workers of `-n 3 --dist loadfile` end together rather than one waiting on another's
 last long file."""
 
 

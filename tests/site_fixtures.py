@@ -390,8 +390,7 @@ def _follow(
 
 def build(root: Path, out: Path | None = None, **options: object) -> Path:
     """Check and build the record at `root`; the site's folder."""
-    from sourcebook.pipeline import check
-    from sourcebook.publish.site import build_site
+    from sourcebook.pipeline import build_site, check
 
     checked = check(root)
     assert checked.ok, [d.format() for d in checked.diagnostics.errors]

@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from sourcebook import derive
 from sourcebook.derive.scorecard import history_months
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import Memos
 from sourcebook.model.known import known
-from sourcebook.pipeline import KeptRuns, build, check
+from sourcebook.pipeline import build, check
 from sourcebook.read import read_record
 
 CLOSE = date(2026, 11, 8)
@@ -201,7 +202,7 @@ FOLDERS = {
 
 
 def site_of(root: Path, out: Path, day: date) -> Path:
-    done = build(root, out, as_of=day, search=False, kept=KeptRuns.in_memory(), jobs=1)
+    done = build(root, out, as_of=day, search=False, kept=Memos.in_memory(), jobs=1)
     assert done.site is not None, [d.format() for d in done.checked.diagnostics.errors]
     return out
 

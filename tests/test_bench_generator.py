@@ -15,8 +15,7 @@ from conftest import run
 from test_site_build import snapshot
 
 from sourcebook.link.names import plural_forms
-from sourcebook.pipeline import Checked, check
-from sourcebook.publish.site import build_site
+from sourcebook.pipeline import Checked, build_site, check
 from sourcebook.publish.site.pages import render
 
 GENERATOR = Path(__file__).resolve().parent.parent / "bench" / "generate.py"

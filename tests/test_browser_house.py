@@ -13,8 +13,7 @@ from site_fixtures import ARTIFACTS, local_only, serving
 
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    from sourcebook.pipeline import check_house
-    from sourcebook.publish.house import build_house
+    from sourcebook.pipeline import build_house, check_house
 
     folder = write_house(tmp_path_factory.mktemp("house") / "house")
     build_house(check_house(folder), folder / "_site")

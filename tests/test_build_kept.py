@@ -19,12 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from site_fixtures import write_record
 from test_serve_equivalence import MEMORY, SEEDED, apply, edit, files
+from thorough import examples
 
-from sourcebook.pipeline import KeptRuns, build
+from sourcebook.incremental import STATE_FOLDER, Memos, SiteMemo, Store
+from sourcebook.incremental import _site as site_module
+from sourcebook.pipeline import build
 from sourcebook.publish.site import build as site_build
-from sourcebook.publish.site import kept_site
-from sourcebook.publish.site.kept_site import KeptSite
-from sourcebook.read.state import STATE_FOLDER
+from sourcebook.publish.site.kept_site import site_made
 
 DRAFT = (
     "---\ntitle: Draft machine\ndraft: true\ndefinition: A machine in the making.\n"
@@ -46,12 +47,12 @@ drafted = st.one_of(
 
 def clean_build(root: Path, out: Path, search: bool = False) -> list[str]:
     shutil.rmtree(out, ignore_errors=True)
-    done = build(root, out, search=search, jobs=1, kept=KeptRuns.in_memory())
+    done = build(root, out, search=search, jobs=1, kept=Memos.in_memory())
     return [d.format() for d in done.checked.diagnostics.errors]
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(50),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -142,7 +143,7 @@ def test_a_kept_site_that_is_not_whole_or_not_ours_is_not_used(tmp_path: Path, s
     apply(root, "terms/cluster.md", ("---\ntitle:", "---\naliases: [Supercluster]\ntitle:"))
     path = kept_file(root)
     path.write_bytes(spoil(path.read_bytes()))
-    assert KeptSite.load(root).last is None
+    assert SiteMemo.open(Store.of(root)).lookup(site_made) is None
     done = build(root, out, search=False)
     assert done.site is not None and done.site.written is None  # written whole
     clean_build(root, clean)
@@ -155,9 +156,9 @@ def test_a_site_kept_by_another_version_is_not_used(
     root = write_record(tmp_path / "record", SEEDED)
     out = tmp_path / "site"
     build(root, out, search=False)
-    assert KeptSite.load(root).last is not None
-    monkeypatch.setattr(kept_site, "code", lambda: "another version of sourcebook")
-    assert KeptSite.load(root).last is None
+    assert SiteMemo.open(Store.of(root)).lookup(site_made) is not None
+    monkeypatch.setattr(site_module, "code", lambda: "another version of sourcebook")
+    assert SiteMemo.open(Store.of(root)).lookup(site_made) is None
     done = build(root, out, search=False)
     assert done.site is not None and done.site.written is None
 
@@ -169,7 +170,7 @@ def test_a_site_put_there_by_another_build_is_written_whole(tmp_path: Path) -> N
     edited = ("Chips as one.", "Chips as one, and more.")
     apply(root, "terms/one-machine.md", edited)
     for _ in range(2):  # --no-cache keeps nothing; the second writes into the first's folder
-        build(root, out, search=False, kept=KeptRuns.in_memory())
+        build(root, out, search=False, kept=Memos.in_memory())
     apply(root, "terms/one-machine.md", edited[::-1])  # back as the kept site has it
     done = build(root, out, search=False)
     assert done.site is not None and done.site.written is None
@@ -239,8 +240,9 @@ def test_a_kept_map_naming_a_file_outside_the_site_removes_nothing_there(tmp_pat
     outside = tmp_path / "outside.txt"
     outside.write_text("the author's", encoding="utf-8")
     path = kept_file(root)
-    header, snapshot, tokens, pages, files = marshal.loads(path.read_bytes())
-    path.write_bytes(marshal.dumps((header, snapshot, tokens, pages, [*files, "../outside.txt"])))
+    kept, (header, snapshot, tokens, pages, files) = marshal.loads(path.read_bytes())
+    plain = (header, snapshot, tokens, pages, [*files, "../outside.txt"])
+    path.write_bytes(marshal.dumps((kept, plain)))
     apply(root, "terms/one-machine.md", ("Chips as one.", "Chips as one, and more."))
     done = build(root, out, search=False)
     assert done.site is not None and done.site.written  # the map was used

@@ -11,6 +11,7 @@ import pytest
 from conftest import SETTINGS, codes, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from thorough import examples
 
 from sourcebook.pipeline import check
 from sourcebook.read import RecordError
@@ -177,7 +178,7 @@ def _with_setting(key: str, value: str) -> str:
 
 
 @settings(
-    max_examples=1500,
+    max_examples=examples(700),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

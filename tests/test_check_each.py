@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 import sourcebook.check as check_stage
-from sourcebook.check.each import CHECKED
-from sourcebook.pipeline import KeptRuns, check
-from sourcebook.read.state import state_folder
+from sourcebook.incremental import CHECKED, Memos, Store
+from sourcebook.pipeline import check
 
 SOURCE = "---\ntitle: {title}\ncategory: press\ndate: {date}\nurls: [{url}]\n---\n"
 CAMPUS = (
@@ -45,12 +44,12 @@ def _record(make_record) -> Path:
     )
 
 
-def _shown(root: Path, kept: KeptRuns | None = None) -> list[str]:
+def _shown(root: Path, kept: Memos | None = None) -> list[str]:
     return [d.format() for d in check(root, kept=kept).diagnostics]
 
 
 def _fresh(root: Path) -> list[str]:
-    return _shown(root, KeptRuns.in_memory())
+    return _shown(root, Memos.in_memory())
 
 
 def test_an_unchanged_record_is_not_looked_at_again(make_record, looked_at):
@@ -59,7 +58,7 @@ def test_an_unchanged_record_is_not_looked_at_again(make_record, looked_at):
     assert sorted(looked_at) == ["c", "chapter-1", "fine", "late", "p"]
     assert any(" D001 " in line for line in first) and any(" S012 " in line for line in first)
     looked_at.clear()
-    kept = KeptRuns.load(root)
+    kept = Memos.open(root)
     assert _shown(root, kept) == first
     assert looked_at == [] and kept.checked.hits == 5 and kept.checked.misses == 0
 
@@ -118,7 +117,7 @@ def test_a_file_moved_is_reported_where_it_now_is(make_record, looked_at):
 def test_a_spoiled_result_is_not_trusted(make_record, looked_at, spoiled):
     root = _record(make_record)
     first = _shown(root)
-    kept_file = state_folder(root, CHECKED) / "kept.marshal"
+    kept_file = Store.of(root).folder(CHECKED) / "kept.marshal"
     entries = marshal.loads(kept_file.read_bytes())
     kept_file.write_bytes(marshal.dumps({key: marshal.dumps(spoiled) for key in entries}))
     looked_at.clear()
@@ -128,7 +127,7 @@ def test_a_spoiled_result_is_not_trusted(make_record, looked_at, spoiled):
 
 def test_serve_keeps_them_in_memory_from_save_to_save(make_record, looked_at):
     root = _record(make_record)
-    kept = KeptRuns.in_memory(serving=True)
+    kept = Memos.in_memory(serving=True)
     first = _shown(root, kept)
     looked_at.clear()
     assert _shown(root, kept) == first and looked_at == []
@@ -140,8 +139,8 @@ def test_serve_keeps_them_in_memory_from_save_to_save(make_record, looked_at):
 
 def test_no_cache_keeps_nothing(make_record, looked_at):
     root = _record(make_record)
-    _shown(root, KeptRuns.in_memory())
+    _shown(root, Memos.in_memory())
     assert (
-        state_folder(root, CHECKED) is None
-        or not (state_folder(root, CHECKED) / "kept.marshal").exists()
+        Store.of(root).folder(CHECKED) is None
+        or not (Store.of(root).folder(CHECKED) / "kept.marshal").exists()
     )

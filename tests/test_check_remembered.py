@@ -13,10 +13,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from site_fixtures import FILES, write_record
+from thorough import examples
 
-from sourcebook import remembered
+from sourcebook.commands import remembered
+from sourcebook.commands.remembered import check_remembered
 from sourcebook.pipeline import check
-from sourcebook.remembered import check_remembered
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -113,7 +114,7 @@ EDITS = st.lists(
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

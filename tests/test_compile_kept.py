@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import term
 
-from sourcebook.compile import COMPILED, fill
+from sourcebook.compile import fill
 from sourcebook.diagnostics import Diagnostics
-from sourcebook.pipeline import KeptRuns, check, read_and_link
-from sourcebook.read.kept import Kept
-from sourcebook.read.state import state_folder
+from sourcebook.incremental import COMPILED, Memo, Memos, Store
+from sourcebook.pipeline import check, read_and_link
 
 FILES = {
     "terms/gpu.md": term("GPU", extra="aliases: [graphics processor]\n", body="A chip.\n"),
@@ -24,29 +23,29 @@ FILES = {
 }
 
 
-def _image(root: Path, kept: KeptRuns) -> bytes:
+def _image(root: Path, kept: Memos) -> bytes:
     checked = check(root, kept=kept)
     assert checked.image is not None
     return checked.image
 
 
 def _fresh(root: Path) -> bytes:
-    return _image(root, KeptRuns.in_memory())
+    return _image(root, Memos.in_memory())
 
 
 def test_unchanged_rows_are_taken_as_kept(make_record):
     root = make_record(FILES)
-    first = _image(root, KeptRuns.load(root))
-    kept = KeptRuns.load(root)
+    first = _image(root, Memos.open(root))
+    kept = Memos.open(root)
     assert _image(root, kept) == first == _fresh(root)
     assert kept.compiled.hits == 4 and kept.compiled.misses == 0
 
 
 def test_an_edited_entity_alone_is_made_again(make_record):
     root = make_record(FILES)
-    _image(root, KeptRuns.load(root))
+    _image(root, Memos.open(root))
     (root / "terms/hbm.md").write_text(term("HBM", extra="aliases: [stacked memory]\n"))
-    kept = KeptRuns.load(root)
+    kept = Memos.open(root)
     edited = _image(root, kept)
     assert kept.compiled.hits == 3 and kept.compiled.misses == 1
     assert edited == _fresh(root)
@@ -54,7 +53,7 @@ def test_an_edited_entity_alone_is_made_again(make_record):
 
 def test_serve_keeps_them_in_memory(make_record):
     root = make_record(FILES)
-    kept = KeptRuns.in_memory(serving=True)
+    kept = Memos.in_memory(serving=True)
     first = _image(root, kept)
     assert _image(root, kept) == first
     (root / "terms/gpu.md").write_text(term("GPU", body="A chip that multiplies.\n"))
@@ -65,7 +64,7 @@ def test_with_and_without_the_search_index_the_kept_values_serve_both(make_recor
     root = make_record(FILES)
     record, graph = read_and_link(root, None, Diagnostics())
     assert record is not None
-    kept = Kept(COMPILED)
+    kept = Memo(COMPILED)
     for search in (True, False, True):
         with_kept, fresh = sqlite3.connect(":memory:"), sqlite3.connect(":memory:")
         fill(with_kept, record, graph, None, search=search, kept=kept)
@@ -85,10 +84,10 @@ def test_with_and_without_the_search_index_the_kept_values_serve_both(make_recor
 )
 def test_spoiled_rows_are_not_trusted(make_record, spoiled):
     root = make_record(FILES)
-    _image(root, KeptRuns.load(root))
-    kept_file = state_folder(root, COMPILED) / "kept.marshal"
+    _image(root, Memos.open(root))
+    kept_file = Store.of(root).folder(COMPILED) / "kept.marshal"
     entries = marshal.loads(kept_file.read_bytes())
     kept_file.write_bytes(marshal.dumps({key: marshal.dumps(spoiled) for key in entries}))
-    assert _image(root, KeptRuns.load(root)) == _fresh(root)
-    again = KeptRuns.load(root)  # the rows made again were kept in their place
+    assert _image(root, Memos.open(root)) == _fresh(root)
+    again = Memos.open(root)  # the rows made again were kept in their place
     assert _image(root, again) == _fresh(root) and again.compiled.hits == 4

@@ -721,8 +721,8 @@ def test_all_the_pages_of_a_build_share_one_budget(tmp_path: Path, monkeypatch) 
     """A page within its own budget, on every one of a record's pages, adds up: the pages of
     a build share a budget linear in the record as well."""
     from sourcebook.pipeline import build
-    from sourcebook.publish.site.pages import template_budget
     from sourcebook.publish.site.build import BuildError
+    from sourcebook.publish.site.pages import template_budget
 
     each = "{% for i in range(20000) %}{% endfor %}"
     files = {f"terms/t{i}.md": term(f"T{i}") for i in range(12)}

@@ -600,7 +600,7 @@ def test_what_check_passes_build_publishes(
     where check finds no error, it fails where check does), neither raises, and every
     diagnostic is at a file of the record."""
     from sourcebook import pipeline
-    from sourcebook.pipeline import KeptRuns
+    from sourcebook.incremental import Memos
     from sourcebook.publish.site import BuildError
 
     root, site = fuzzed / "record", fuzzed / "site"
@@ -608,10 +608,10 @@ def test_what_check_passes_build_publishes(
     shutil.copytree(initialised, root, ignore=shutil.ignore_patterns(".sourcebook-cache"))
     path = root / name
     path.write_text(_mutated(path.read_text(encoding="utf-8"), pick, value), encoding="utf-8")
-    checked = pipeline.check(root, kept=KeptRuns.in_memory())
+    checked = pipeline.check(root, kept=Memos.in_memory())
     assert all(str(d.pos.file).startswith(str(root)) for d in checked.diagnostics)
     try:
-        built = pipeline.build(root, site, search=False, kept=KeptRuns.in_memory())
+        built = pipeline.build(root, site, search=False, kept=Memos.in_memory())
     except BuildError as exc:
         raise AssertionError(f"check passed ({checked.diagnostics.errors}), build: {exc}") from None
     assert (built.site is None) == bool(checked.diagnostics.errors), checked.diagnostics.errors

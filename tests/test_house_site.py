@@ -36,8 +36,7 @@ EXEMPLAR_NAV = [
 
 @pytest.fixture(scope="module")
 def house_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from sourcebook.pipeline import check_house
-    from sourcebook.publish.house import build_house
+    from sourcebook.pipeline import build_house, check_house
 
     folder = write_house(tmp_path_factory.mktemp("house") / "house")
     checked = check_house(folder)

@@ -17,10 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sourcebook.diagnostics import Diagnostics
-from sourcebook.pipeline import KeptRuns, read_and_link
-from sourcebook.read import kept as kept_module
-from sourcebook.read.entities import PARSED
-from sourcebook.read.kept import Kept
+from sourcebook.incremental import PARSED, STATE_FOLDER, Memo, Memos, Store, key_of
+from sourcebook.incremental import _memo as memo_module
+from sourcebook.pipeline import read_and_link
 
 NAMES = ["Cluster", "GPU", "Power Grid", "Stargate", "Abilene", "the plant"]
 WORDS = [
@@ -123,7 +122,7 @@ def apply(root: Path, change: tuple[str, str, str]) -> None:
         path.rename(root / "terms" / f"{arg}.md")
 
 
-def read_as(root: Path, kept: KeptRuns) -> Any:
+def read_as(root: Path, kept: Memos) -> Any:
     """Everything read and link made, in comparable form."""
     diagnostics = Diagnostics()
     record, graph = read_and_link(root, None, diagnostics, kept)
@@ -151,26 +150,26 @@ def test_a_record_read_with_what_was_kept_is_the_record_read_afresh(edits):
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "record"
         seeded(root)
-        in_memory = KeptRuns.in_memory()
-        serving = KeptRuns.in_memory(serving=True)
+        in_memory = Memos.in_memory()
+        serving = Memos.in_memory(serving=True)
         assert serving.files is not None
         serving.files.margin_ns = SETTLED_NS
         read_as(root, in_memory)
         read_as(root, serving)
-        read_as(root, KeptRuns.load(root))
+        read_as(root, Memos.open(root))
         for change in edits:
             apply(root, change)
-            afresh = read_as(root, KeptRuns.in_memory())
+            afresh = read_as(root, Memos.in_memory())
             assert read_as(root, in_memory) == afresh  # as `serve` keeps it
             assert read_as(root, serving) == afresh  # with each unchanged file's read again
-            assert read_as(root, KeptRuns.load(root)) == afresh  # as `build` and `check` do
+            assert read_as(root, Memos.open(root)) == afresh  # as `build` and `check` do
 
 
 def test_an_unchanged_record_is_neither_parsed_nor_linked_again(tmp_path):
     root = tmp_path / "record"
     seeded(root)
-    read_as(root, KeptRuns.load(root))
-    again = KeptRuns.load(root)
+    read_as(root, Memos.open(root))
+    again = Memos.open(root)
     read_as(root, again)
     names = 1  # link keeps the names' plurals too
     assert (again.parsed.hits, again.parsed.misses) == (FILES, 0)
@@ -178,7 +177,7 @@ def test_an_unchanged_record_is_neither_parsed_nor_linked_again(tmp_path):
     (root / "terms" / "gpu.md").write_text(
         "---\ntitle: GPU\ndefinition: A chip.\n---\nBeside the Cluster.\n", encoding="utf-8"
     )
-    edited = KeptRuns.load(root)
+    edited = Memos.open(root)
     read_as(root, edited)
     assert (edited.parsed.hits, edited.parsed.misses) == (FILES - 1, 1)  # the edited file alone
     assert (edited.linked.hits, edited.linked.misses) == (FILES - 1 + names, 1)  # linked again
@@ -186,32 +185,32 @@ def test_an_unchanged_record_is_neither_parsed_nor_linked_again(tmp_path):
 
 def test_a_run_that_found_all_it_needed_writes_nothing(tmp_path):
     root = write_seeded(tmp_path)
-    read_as(root, KeptRuns.load(root))
-    kept_file = root / ".sourcebook-cache" / PARSED / "kept.marshal"
+    read_as(root, Memos.open(root))
+    kept_file = root / STATE_FOLDER / PARSED / "kept.marshal"
     written = kept_file.stat()
-    read_as(root, KeptRuns.load(root))
+    read_as(root, Memos.open(root))
     assert kept_file.stat().st_ino == written.st_ino  # not written again
     (root / "terms" / "gpu.md").write_text(
         "---\ntitle: GPU\ndefinition: A chip.\n---\nBeside the Cluster.\n", encoding="utf-8"
     )
-    read_as(root, KeptRuns.load(root))
+    read_as(root, Memos.open(root))
     assert kept_file.stat().st_ino != written.st_ino
-    assert len(Kept.load(root, PARSED)) == FILES
+    assert len(Memo.open(Store.of(root), PARSED)) == FILES
 
 
 def test_a_kept_file_that_cannot_be_read_is_ignored(tmp_path):
     root = tmp_path / "record"
     seeded(root)
-    afresh = read_as(root, KeptRuns.in_memory())
-    read_as(root, KeptRuns.load(root))
-    kept_file = root / ".sourcebook-cache" / PARSED / "kept.marshal"
+    afresh = read_as(root, Memos.in_memory())
+    read_as(root, Memos.open(root))
+    kept_file = root / STATE_FOLDER / PARSED / "kept.marshal"
     for garbage in (b"", b"\x00\xff" * 100, marshal.dumps([1, 2]), marshal.dumps({b"k": 3})):
         kept_file.write_bytes(garbage)
-        assert len(Kept.load(root, PARSED)) == 0
-        assert read_as(root, KeptRuns.load(root)) == afresh
+        assert len(Memo.open(Store.of(root), PARSED)) == 0
+        assert read_as(root, Memos.open(root)) == afresh
     forged = {key: marshal.dumps("not what was parsed") for key in [b"x" * 32]}
     kept_file.write_bytes(marshal.dumps(forged))
-    assert read_as(root, KeptRuns.load(root)) == afresh
+    assert read_as(root, Memos.open(root)) == afresh
 
 
 def test_a_result_kept_under_its_hash_is_what_that_hash_gives(tmp_path):
@@ -219,23 +218,23 @@ def test_a_result_kept_under_its_hash_is_what_that_hash_gives(tmp_path):
     # made anew, whatever the file holds under another hash
     root = tmp_path / "record"
     seeded(root)
-    read_as(root, KeptRuns.load(root))
-    kept = Kept.load(root, PARSED)
+    read_as(root, Memos.open(root))
+    kept = Memo.open(Store.of(root), PARSED)
     assert len(kept) == FILES
     text = (root / "terms" / "gpu.md").read_text(encoding="utf-8")
     shown = f"{root.as_posix()}/terms/gpu.md"
-    assert kept.get(Kept.key(PARSED, shown, text)) is not None
-    assert kept.get(Kept.key(PARSED, shown, text + " ")) is None
-    assert kept.get(Kept.key(PARSED, "elsewhere/terms/gpu.md", text)) is None
+    assert kept.lookup(key_of(PARSED, shown, text)) is not None
+    assert kept.lookup(key_of(PARSED, shown, text + " ")) is None
+    assert kept.lookup(key_of(PARSED, "elsewhere/terms/gpu.md", text)) is None
 
 
 def test_another_version_of_sourcebook_makes_everything_anew(tmp_path, monkeypatch):
     root = tmp_path / "record"
     seeded(root)
-    afresh = read_as(root, KeptRuns.in_memory())
-    read_as(root, KeptRuns.load(root))
-    monkeypatch.setattr(kept_module, "code", lambda: "another version")
-    kept = KeptRuns.load(root)
+    afresh = read_as(root, Memos.in_memory())
+    read_as(root, Memos.open(root))
+    monkeypatch.setattr(memo_module, "code", lambda: "another version")
+    kept = Memos.open(root)
     assert read_as(root, kept) == afresh
     assert (kept.parsed.hits, kept.linked.hits) == (0, 0)
 
@@ -244,10 +243,10 @@ def test_a_kept_folder_from_a_clone_is_not_trusted(tmp_path):
     # the state folder committed with a record (or copied with it) is emptied, not read
     root = tmp_path / "record"
     seeded(root)
-    read_as(root, KeptRuns.load(root))
+    read_as(root, Memos.open(root))
     clone = tmp_path / "clone"
     subprocess.run(["cp", "-a", str(root), str(clone)], check=True)
-    assert len(Kept.load(clone, PARSED)) == 0
+    assert len(Memo.open(Store.of(clone), PARSED)) == 0
 
 
 def test_no_cache_reads_every_file_anew_and_keeps_nothing(tmp_path):
@@ -261,11 +260,11 @@ def test_no_cache_reads_every_file_anew_and_keeps_nothing(tmp_path):
             timeout=120,
         )
         assert done.returncode == 0, done.stderr
-        assert not (root / ".sourcebook-cache" / PARSED / "kept.marshal").exists()
+        assert not (root / STATE_FOLDER / PARSED / "kept.marshal").exists()
     subprocess.run(
         [sys.executable, "-m", "sourcebook", "build", "--quiet", str(root)],
         check=True,
         capture_output=True,
         timeout=120,
     )
-    assert len(Kept.load(root, PARSED)) == FILES
+    assert len(Memo.open(Store.of(root), PARSED)) == FILES

@@ -1,6 +1,6 @@
 """The record's queries and derive, run again by `serve` only where what they read changed:
 each run notes the columns its statements read of the compiled record (`compile.noted`),
-and `Remembered` gives its value again where those columns hold what they held."""
+and `QueryRuns` gives its value again where those columns hold what they held."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from site_fixtures import write_record
 
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.compile.noted import digests, noting
-from sourcebook.derive import Remembered, derive_all, derive_checked
+from sourcebook.derive import derive_all, derive_checked
 from sourcebook.derive.sandbox import isolated
+from sourcebook.incremental import QueryRuns
 from sourcebook.pipeline import check
 
 SLOW = (
@@ -119,45 +120,45 @@ def test_digests_change_with_what_was_read_and_nothing_else(root: Path) -> None:
 
 
 def test_a_job_is_given_again_while_what_it_read_is_unchanged(root: Path) -> None:
-    remembered = Remembered()
-    first = isolated(image_of(root), titles, remembered=remembered)
+    remembered = QueryRuns()
+    first = isolated(image_of(root), titles, runs=remembered)
     term = root / "terms" / "cluster.md"
     term.write_text(term.read_text() + "\nMore prose.\n")
-    again = isolated(image_of(root), titles, remembered=remembered)
+    again = isolated(image_of(root), titles, runs=remembered)
     assert again == first
     assert again is not first  # new objects, which no build can change for the next
-    assert remembered.again_count == 1
+    assert remembered.hits == 1
     campus = root / "campuses" / "stargate-uae.md"
     campus.write_text(
         campus.read_text().replace("title: Stargate UAE", "title: Stargate Abu Dhabi")
     )
-    changed = isolated(image_of(root), titles, remembered=remembered)
+    changed = isolated(image_of(root), titles, runs=remembered)
     assert "Stargate Abu Dhabi" in changed
-    assert remembered.again_count == 1
+    assert remembered.hits == 1
 
 
 def test_another_job_or_another_day_is_not_given_the_first_ones_value(root: Path) -> None:
-    remembered = Remembered()
+    remembered = QueryRuns()
     image = image_of(root)
-    now = isolated(image, partial(sources_then, date(2027, 1, 1)), remembered=remembered)
-    then = isolated(image, partial(sources_then, date(2020, 1, 1)), remembered=remembered)
+    now = isolated(image, partial(sources_then, date(2027, 1, 1)), runs=remembered)
+    then = isolated(image, partial(sources_then, date(2020, 1, 1)), runs=remembered)
     assert now and then == []
-    assert remembered.again_count == 0
+    assert remembered.hits == 0
 
 
 def test_derive_over_a_record_whose_figures_changed_runs_again(root: Path) -> None:
-    remembered = Remembered()
+    remembered = QueryRuns()
     first = derive_checked(check(root), remembered)
     term = root / "terms" / "cluster.md"
     term.write_text(term.read_text() + "\nMore prose.\n")
     assert derive_checked(check(root), remembered) == first
-    assert remembered.again_count == 1
+    assert remembered.hits == 1
     campus = root / "campuses" / "colossus-2.md"
     campus.write_text(campus.read_text().replace("value: 200\n", "value: 300\n", 1))
     moved = derive_checked(check(root), remembered)
     assert moved != first
     assert moved.row("largest-evidenced-operating-site").answer.value == 300  # type: ignore[union-attr]
-    assert remembered.again_count == 1
+    assert remembered.hits == 1
     connection = sqlite3.connect(":memory:")
     connection.deserialize(check(root).image or b"")
     with CompiledRecord(connection) as db:
@@ -166,24 +167,24 @@ def test_derive_over_a_record_whose_figures_changed_runs_again(root: Path) -> No
 
 def test_a_run_with_a_query_stopped_for_time_is_not_kept(root: Path) -> None:
     """What a query stopped for time gives depends on the clock, not on what it read."""
-    remembered = Remembered()
+    remembered = QueryRuns()
     image = image_of(root)
-    assert isolated(image, run_slow, remembered=remembered) == Failure.TOO_SLOW.value
-    assert isolated(image, run_slow, remembered=remembered) == Failure.TOO_SLOW.value
-    assert remembered.again_count == 0
+    assert isolated(image, run_slow, runs=remembered) == Failure.TOO_SLOW.value
+    assert isolated(image, run_slow, runs=remembered) == Failure.TOO_SLOW.value
+    assert remembered.hits == 0
 
 
 def test_only_the_runs_used_last_are_kept(root: Path) -> None:
     """Each edit of the record's queries makes another job: `serve` does not keep them all."""
-    remembered = Remembered()
+    remembered = QueryRuns()
     image = image_of(root)
-    days = [date(2020 + year, 1, 1) for year in range(Remembered.KEPT + 1)]
+    days = [date(2020 + year, 1, 1) for year in range(QueryRuns.KEPT + 1)]
     for day in days:
-        isolated(image, partial(sources_then, day), remembered=remembered)
-    isolated(image, partial(sources_then, days[-1]), remembered=remembered)
-    assert remembered.again_count == 1
-    isolated(image, partial(sources_then, days[0]), remembered=remembered)  # let go: run again
-    assert remembered.again_count == 1
+        isolated(image, partial(sources_then, day), runs=remembered)
+    isolated(image, partial(sources_then, days[-1]), runs=remembered)
+    assert remembered.hits == 1
+    isolated(image, partial(sources_then, days[0]), runs=remembered)  # let go: run again
+    assert remembered.hits == 1
 
 
 def test_a_table_that_cannot_be_read_is_never_the_same() -> None:

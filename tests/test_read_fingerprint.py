@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sourcebook.read import fingerprint as module
-from sourcebook.read.fingerprint import fingerprint
+from sourcebook.incremental import _fingerprint as module
+from sourcebook.incremental import fingerprint
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_kept_hashes_that_cannot_be_read_are_not_believed(
         kept.write_text(text)
         assert fingerprint(record, kept) == truth
     # A hash kept with the file's own metadata is believed: the folder it lives in is the
-    # sealed state folder, which a record cannot bring (see read/state.py).
+    # sealed state folder, which a record cannot bring (see incremental/_store.py).
     kept.write_text(json.dumps(data))
     assert fingerprint(record, kept) != truth
 

@@ -10,15 +10,14 @@ from pathlib import Path
 import pytest
 from test_kept_reads import FILES, SETTLED_NS, read_as, seeded
 
+from sourcebook.incremental import MARGIN_NS, FilesSeen, Memos, stat_of
 from sourcebook.link.names import NameMatcher, may_find
-from sourcebook.pipeline import KeptRuns
-from sourcebook.read.seen import MARGIN_NS, FilesSeen, stat_of
 
 GPU = "---\ntitle: GPU\ndefinition: A chip.\n---\nBeside the Cluster.\n"
 
 
-def serving() -> tuple[KeptRuns, FilesSeen]:
-    kept = KeptRuns.in_memory(serving=True)
+def serving() -> tuple[Memos, FilesSeen]:
+    kept = Memos.in_memory(serving=True)
     assert kept.files is not None
     kept.files.margin_ns = SETTLED_NS
     return kept, kept.files
@@ -34,13 +33,13 @@ def test_an_unchanged_file_is_given_again_and_an_edited_one_read(tmp_path: Path)
     settled()
     kept, seen = serving()
     first = read_as(root, kept)
-    assert seen.again_count == 0
+    assert seen.hits == 0
     assert read_as(root, kept) == first
-    assert seen.again_count == FILES
+    assert seen.hits == FILES
     (root / "terms" / "gpu.md").write_text(GPU, encoding="utf-8")
     edited = read_as(root, kept)
-    assert seen.again_count == 2 * FILES - 1  # all but the edited file
-    assert edited == read_as(root, KeptRuns.in_memory())  # as read afresh
+    assert seen.hits == 2 * FILES - 1  # all but the edited file
+    assert edited == read_as(root, Memos.in_memory())  # as read afresh
 
 
 def test_what_is_given_again_keeps_its_parsed_front_matter_for_the_next_run(
@@ -64,7 +63,7 @@ def test_a_file_read_just_after_it_changed_is_read_again_next_time(tmp_path: Pat
     (root / "terms" / "gpu.md").write_text(GPU, encoding="utf-8")
     read_as(root, kept)  # at once: the edited file is not trusted
     read_as(root, kept)
-    assert seen.again_count == FILES - 1
+    assert seen.hits == FILES - 1
 
 
 def test_a_file_replaced_by_another_of_the_same_size_and_time_is_read(tmp_path: Path) -> None:
@@ -81,7 +80,7 @@ def test_a_file_replaced_by_another_of_the_same_size_and_time_is_read(tmp_path: 
     os.utime(other, ns=(was.st_atime_ns, was.st_mtime_ns))
     os.replace(other, gpu)
     assert read_as(root, kept) != before
-    assert read_as(root, kept) == read_as(root, KeptRuns.in_memory())
+    assert read_as(root, kept) == read_as(root, Memos.in_memory())
 
 
 def test_a_stat_is_trusted_only_well_after_the_files_last_change(tmp_path: Path) -> None:
@@ -90,15 +89,15 @@ def test_a_stat_is_trusted_only_well_after_the_files_last_change(tmp_path: Path)
     seen = FilesSeen()
     assert seen.margin_ns == MARGIN_NS
     seen.begin()
-    seen.keep("file", stat_of(str(path)), "read")
-    seen.settle()
-    assert seen.again("file", stat_of(str(path))) is None  # written within the margin
+    seen.record("file", stat_of(str(path)), "read")
+    seen.commit()
+    assert seen.lookup("file", stat_of(str(path))) is None  # written within the margin
     seen.begin()
     seen.settled_ns += MARGIN_NS + 1  # as though the read began later
-    seen.keep("file", stat_of(str(path)), "read")
-    seen.settle()
-    assert seen.again("file", stat_of(str(path))) == "read"
-    assert seen.again("file", None) is None  # a file that cannot be stat'ed
+    seen.record("file", stat_of(str(path)), "read")
+    seen.commit()
+    assert seen.lookup("file", stat_of(str(path))) == "read"
+    assert seen.lookup("file", None) is None  # a file that cannot be stat'ed
 
 
 def test_what_linking_an_unchanged_entity_found_is_not_made_again(tmp_path: Path) -> None:
@@ -112,7 +111,7 @@ def test_what_linking_an_unchanged_entity_found_is_not_made_again(tmp_path: Path
     (root / "terms" / "gpu.md").write_text(GPU, encoding="utf-8")  # its prose alone
     edited = read_as(root, kept)
     assert kept.linked.hits == hits  # nothing unmarshalled: the objects given as they were
-    assert edited == read_as(root, KeptRuns.in_memory())
+    assert edited == read_as(root, Memos.in_memory())
 
 
 def test_a_new_alias_links_again_only_the_prose_that_may_say_it(tmp_path: Path) -> None:
@@ -131,7 +130,7 @@ def test_a_new_alias_links_again_only_the_prose_that_may_say_it(tmp_path: Path) 
     )
     given = read_as(root, kept)
     assert kept.linked.misses - misses == 2
-    assert given == read_as(root, KeptRuns.in_memory())
+    assert given == read_as(root, Memos.in_memory())
 
 
 @pytest.mark.parametrize(

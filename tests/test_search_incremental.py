@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from site_fixtures import local_only, serving
 
-from sourcebook.pipeline import KeptRuns, build
+from sourcebook.incremental import Memos
+from sourcebook.pipeline import build
 from sourcebook.publish.site.search import buckets
 from sourcebook.publish.site.search.index import _Service
 
@@ -80,7 +81,7 @@ def made(root: Path, out: Path, clean: bool = False) -> Any:
     what its index was made of."""
     if clean:
         shutil.rmtree(out, ignore_errors=True)
-    done = build(root, out, jobs=1, kept=KeptRuns.in_memory() if clean else None)
+    done = build(root, out, jobs=1, kept=Memos.in_memory() if clean else None)
     assert done.checked.ok, [d.format() for d in done.checked.diagnostics.errors]
     assert done.site is not None
     return done.site.search

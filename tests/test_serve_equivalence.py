@@ -13,9 +13,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from site_fixtures import write_record
+from thorough import examples
 
+from sourcebook.incremental import Memos
 from sourcebook.live import LiveSite
-from sourcebook.pipeline import KeptRuns, build
+from sourcebook.pipeline import build
 
 PROSE = [
     "A cluster is built to be one machine.",
@@ -162,7 +164,7 @@ def files(site: Path) -> dict[str, str]:
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -180,9 +182,7 @@ def test_serve_after_any_edits_shows_what_a_clean_build_writes(edits):
                 live.rebuild()
                 clean = Path(folder) / "clean"
                 shutil.rmtree(clean, ignore_errors=True)
-                done = build(
-                    root, clean, drafts=True, search=False, jobs=1, kept=KeptRuns.in_memory()
-                )
+                done = build(root, clean, drafts=True, search=False, jobs=1, kept=Memos.in_memory())
                 errors = [d.format() for d in done.checked.diagnostics.errors]
                 assert [d.format() for d in live.errors] == errors
                 assert not live.failure

@@ -16,9 +16,10 @@ from site_fixtures import write_record
 
 from sourcebook.derive import Derived
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import Memos
 from sourcebook.live import LiveSite
-from sourcebook.pipeline import KeptRuns, read_and_link
-from sourcebook.publish.site.kept_site import Snapshot
+from sourcebook.pipeline import read_and_link
+from sourcebook.publish.site.kept_site import Snapshot, site_made
 from sourcebook.publish.site.pages import render
 from sourcebook.publish.site.pages.render import RenderError
 
@@ -97,10 +98,12 @@ def test_a_figure_edit_writes_the_pages_that_show_it(live: LiveSite) -> None:
     assert "300" in (live.site / campus).read_text(encoding="utf-8")
     assert "vol1/scorecard/index.html" not in written
     assert not any(name.startswith("vol1/glossary/") for name in written)
-    last = live.kept.site.last  # type: ignore[union-attr]
+    last = live.kept.site.lookup(site_made)  # type: ignore[union-attr]
     assert last is not None
-    assert ("d", "*") in last.pages["/vol1/machine"].reads
-    assert ("d", "row", "largest-evidenced-operating-site") in last.pages["/vol1/scorecard"].reads
+    assert ("derived", "*") in last.pages["/vol1/machine"].reads
+    assert ("derived", "row", "largest-evidenced-operating-site") in last.pages[
+        "/vol1/scorecard"
+    ].reads
 
 
 @pytest.mark.parametrize(
@@ -147,7 +150,7 @@ def test_a_save_that_fails_half_way_keeps_nothing_for_the_next(
     term.write_text(term.read_text().replace("is built to", "is made to"))
     live.rebuild()
     assert "the disk is full" in live.failure
-    assert live.kept.site is not None and live.kept.site.last is None
+    assert live.kept.site is not None and not live.kept.site.found
     monkeypatch.setattr(render.Writer, "content", real)
     live.rebuild()
     assert not live.failure and live.written is None
@@ -186,7 +189,7 @@ def changes_of(tmp_path: Path, path: str, old: str, new: str) -> set[tuple[str, 
             assert old in text
             file.write_text(text.replace(old, new, 1), encoding="utf-8")
         diagnostics = Diagnostics()
-        record, graph = read_and_link(root, None, diagnostics, KeptRuns.in_memory())
+        record, graph = read_and_link(root, None, diagnostics, Memos.in_memory())
         assert record is not None and not diagnostics.errors
         snapshots.append(Snapshot.of(record, graph, Derived("", [], [], [], []), None, []))
     return snapshots[1].changes(snapshots[0])
@@ -203,13 +206,13 @@ def test_a_body_that_comes_or_goes_changes_the_entity(tmp_path: Path) -> None:
     gone = "---\nA cluster is built to be one machine.\n"
     found = changes_of(tmp_path, "terms/one-machine.md", gone, "---\n")
     assert found is not None
-    assert {("body", "term", "one-machine"), ("e", "term", "one-machine")} <= found
+    assert {("body", "term", "one-machine"), ("entity", "term", "one-machine")} <= found
     assert ("in", "term", "cluster") in found  # it no longer mentions the cluster
 
 
 def test_a_field_edit_changes_the_entity_and_its_kind(tmp_path: Path) -> None:
     found = changes_of(tmp_path, "sources/sa-essay.md", "date: 2024-06", "date: 2024-07")
-    assert found == {("e", "source", "sa-essay"), ("k", "source")}
+    assert found == {("entity", "source", "sa-essay"), ("kind", "source")}
 
 
 def test_a_category_edit_moves_the_links_to_a_source(tmp_path: Path) -> None:
@@ -233,7 +236,7 @@ def test_a_new_name_changes_the_fields_that_now_say_it(tmp_path: Path) -> None:
     assert found is not None
     assert {
         ("names",),
-        ("e", "term", "one-machine"),
+        ("entity", "term", "one-machine"),
         ("read", "term", "cluster", "definition"),
     } <= found
     said = {token for token in found if token[0] == "read"}  # the fields that say it

@@ -12,13 +12,11 @@ from conftest import BUNDLED
 from site_fixtures import build, page, write_record
 
 from sourcebook import pipeline
-from sourcebook.derive import derive_checked
-from sourcebook.diagnostics import Diagnostics
-from sourcebook.pipeline import check, check_linked, read_and_link
-from sourcebook.publish.site import BuildError, SiteBuild, build_site
+from sourcebook.incremental import STATE_FOLDER
+from sourcebook.pipeline import build_site, check
+from sourcebook.publish.site import BuildError
 from sourcebook.publish.site.pages import render as render_module
 from sourcebook.publish.site.serving.swap import MARK
-from sourcebook.read.state import STATE_FOLDER
 
 
 def snapshot(folder: Path) -> dict[str, str]:
@@ -106,25 +104,6 @@ def test_the_same_record_gives_the_same_site_serial_or_parallel(tmp_path: Path) 
     two = build(root, tmp_path / "two", jobs=2)
     again = build(root, tmp_path / "again", jobs=1)
     assert snapshot(one) == snapshot(two) == snapshot(again)
-
-
-def test_a_site_whose_prose_renders_during_check_is_the_same_site(tmp_path: Path) -> None:
-    """Workers render the prose while check goes on; the site is what a build after check
-    writes, byte for byte."""
-    root = write_record(tmp_path / "r")
-    after = build(root, tmp_path / "after", jobs=2)
-    diagnostics = Diagnostics()
-    record, graph = read_and_link(root, None, diagnostics)
-    assert record is not None
-    with SiteBuild(record, graph, jobs=2) as site:
-        site.render_prose()
-        assert len(multiprocessing.active_children()) == 2
-        checked = check_linked(record, graph, diagnostics, None)
-        site.cite(checked.proofs)
-        site.write(tmp_path / "during", derive_checked(checked))
-    assert snapshot(tmp_path / "during") == snapshot(after)
-    assert snapshot(pipeline.build(root, tmp_path / "whole", jobs=2).site.out) == snapshot(after)
-    assert multiprocessing.active_children() == []
 
 
 def test_a_build_of_a_record_with_errors_stops_its_workers_unwritten(tmp_path: Path) -> None:

@@ -247,7 +247,7 @@ def test_prose_rendered_ahead_by_workers_waits_for_its_computed_values(
     """`build` on two cores renders the prose in workers while check runs, before derive:
     what says a computed value (the paper, a source's annotation) is rendered after, the
     same as in one process."""
-    from sourcebook.pipeline import KeptRuns
+    from sourcebook.incremental import Memos
     from sourcebook.pipeline import build as build_record
 
     annotated = RECORD["sources/report.md"].replace(
@@ -257,7 +257,7 @@ def test_prose_rendered_ahead_by_workers_waits_for_its_computed_values(
     sites = {}
     for jobs in (1, 2):
         out = tmp_path / f"jobs-{jobs}"
-        done = build_record(root, out, jobs=jobs, search=False, kept=KeptRuns.in_memory())
+        done = build_record(root, out, jobs=jobs, search=False, kept=Memos.in_memory())
         assert done.site is not None
         sites[jobs] = tmp_path / f"jobs-{jobs}"
     for url in ("/vol1/paper", "/vol1/sources/press"):

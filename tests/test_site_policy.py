@@ -98,8 +98,7 @@ def _get(url: str) -> tuple[int, Message, bytes]:
 def test_a_house_serves_every_volume_with_its_headers(tmp_path: Path) -> None:
     from house_fixtures import write_house
 
-    from sourcebook.pipeline import check_house
-    from sourcebook.publish.house import build_house
+    from sourcebook.pipeline import build_house, check_house
 
     folder = write_house(tmp_path / "house")
     checked = check_house(folder)

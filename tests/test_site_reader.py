@@ -195,8 +195,7 @@ def test_the_paper_is_typeset(bundled_site: Path) -> None:
 
 
 def test_the_sitemap_covers_the_house_with_days_and_robots_finds_it(tmp_path: Path) -> None:
-    from sourcebook.pipeline import check_house
-    from sourcebook.publish.house.build import build_house
+    from sourcebook.pipeline import build_house, check_house
 
     site = tmp_path / "site"
     build_house(check_house(BUNDLED.parent / "house.toml"), site)

@@ -20,8 +20,8 @@ from sourcebook.diagnostics import Diagnostics
 from sourcebook.library.report import QuoteReport, Status
 from sourcebook.link import link_record
 from sourcebook.model.record import Record
+from sourcebook.pipeline import build_site
 from sourcebook.publish.release import release
-from sourcebook.publish.site import build_site
 from sourcebook.read import read_record
 
 

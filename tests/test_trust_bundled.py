@@ -21,9 +21,10 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from sourcebook import derive
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import Memos
 from sourcebook.model.base import day_end
 from sourcebook.model.known import known
-from sourcebook.pipeline import KeptRuns, build, check
+from sourcebook.pipeline import build, check
 from sourcebook.read import read_record
 
 CORRECTED = "colossus-1-300mw-in-122-days"
@@ -256,7 +257,7 @@ def test_no_page_of_an_as_of_site_shows_what_was_not_known_by_its_day(
     """Built as of a day, the bundled site names no figure, source or correction that the
     record's own clock dates later: not on a page, not in a twin."""
     out = tmp_path_factory.mktemp("as-of") / "site"
-    done = build(BUNDLED, out, as_of=day, search=False, kept=KeptRuns.in_memory(), jobs=1)
+    done = build(BUNDLED, out, as_of=day, search=False, kept=Memos.in_memory(), jobs=1)
     assert done.site is not None
     later = {f for f, known_day in clock.figures.items() if known_day > day}
     withheld = {key for key, known_day in clock.entities.items() if known_day > day}

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from sourcebook.children import one_line
 from sourcebook.diagnostics import Diagnostic
-from sourcebook.pipeline import KeptRuns, build, check_house
+from sourcebook.incremental import NOT_RECORD, Memos
+from sourcebook.pipeline import build, build_house, check_house
 from sourcebook.publish.claimed import scratch
-from sourcebook.publish.house.build import build_house
 from sourcebook.publish.site.build import BuildError
 from sourcebook.publish.site.pages.urls import normalize_base_path
 from sourcebook.publish.site.search.index import SearchJob
@@ -52,7 +52,7 @@ class LiveSite:
         """The search index, made after each build is shown."""
         self.written: int | None = None
         """Files the last build wrote afresh, where it kept the rest; None for all."""
-        self.kept = KeptRuns.in_memory(serving=True)
+        self.kept = Memos.in_memory(serving=True)
         """What the builds before made of the record's files and fields, and the pages
         they wrote: an edit reads again, and writes again, only what it changed."""
 
@@ -113,7 +113,7 @@ class LiveSite:
         """Rebuild on every change to the record's files, until `stop` is set."""
         import watchfiles
 
-        ignored = {"_site", ".sourcebook-cache", ".git", "__pycache__"}
+        ignored = {*NOT_RECORD, "__pycache__"}
 
         def wanted(change: watchfiles.Change, path: str) -> bool:
             parts = Path(path).relative_to(self.root.resolve()).parts

@@ -16,43 +16,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sourcebook import derive as derived
-from sourcebook.check import CHECKED, check_record
+from sourcebook.check import check_record
 from sourcebook.check.as_of import as_it_stood, proved_as_it_stood
 from sourcebook.check.house import check_same_as, check_volume_paths, volume_name
 from sourcebook.check.result import Checked, CheckedHouse
-from sourcebook.compile import (
-    COMPILED,
-    compile_checked,
-    compile_in_memory,
-    published,
-    record_day,
-)
+from sourcebook.compile import compile_checked, compiled_image, published, record_day
 from sourcebook.derive import derive_checked
 from sourcebook.derive.claims import check_claims
 from sourcebook.derive.queries import check_queries
-from sourcebook.derive.sandbox import Remembered, isolated
+from sourcebook.derive.sandbox import isolated
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import Memos
 from sourcebook.link import Graph, link_record, without_drafts
-from sourcebook.link.graph import LINKED
 from sourcebook.link.series import Volume as SeriesVolume
 from sourcebook.link.series import Works
 from sourcebook.model.record import Record
 from sourcebook.read import read_record
-from sourcebook.read.entities import PARSED
 from sourcebook.read.house import read_house
-from sourcebook.read.kept import Kept
 from sourcebook.read.paths import SETTINGS_FILE
-from sourcebook.read.seen import FilesSeen
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.build import Built
-    from sourcebook.publish.site.kept_site import KeptSite
 
 __all__ = [
     "Build",
     "Checked",
     "CheckedHouse",
     "build",
+    "build_house",
+    "build_site",
     "check",
     "check_house",
     "compile_checked",
@@ -64,7 +56,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Build:
-    """What `build` did: the record checked, and its site where check passed."""
+    """What `build` did: the record checked, and its site where one was asked for and
+    check passed."""
 
     checked: Checked
     site: Built | None = None
@@ -72,7 +65,7 @@ class Build:
 
 def build(
     root: Path | str,
-    out: Path | str,
+    out: Path | str | None = None,
     *,
     as_of: date | None = None,
     drafts: bool = False,
@@ -80,153 +73,108 @@ def build(
     jobs: int | None = None,
     notify_url: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-    kept: KeptRuns | None = None,
+    kept: Memos | None = None,
 ) -> Build:
-    """Check the record at `root` and, where it has no errors, write its site into `out`:
-    without its drafts unless `drafts`, with its search index unless not `search`; `kept`
-    as for `read_and_link`.
-    Raises RecordError, AsOfError (as `check`), BuildError (for a site that cannot be made)."""
-    from sourcebook.publish.site.build import SiteBuild  # the site's libraries: only to build
-
+    """The whole system: the record at `root` read, linked, checked, compiled as it stood on
+    `as_of` (default: its close) and its own queries run over it; then, where `out` is given
+    and nothing is wrong, what it publishes compiled, derived and written as its site into
+    `out` (without its drafts unless `drafts`, with its search index unless not `search`).
+    `kept`: what earlier runs made (default: the record's state folder), committed once the
+    run is over. Raises RecordError where `root` is no record, AsOfError for a day after it
+    closes, BuildError for a site that cannot be made."""
     diagnostics = Diagnostics()
-    kept = kept if kept is not None else KeptRuns.load(Path(root), site=True)
+    kept = kept if kept is not None else _memos(Path(root), site=out is not None)
     record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)
     if record is None:
-        kept.done(Path(root))
+        kept.commit()
         return Build(Checked(None, graph, diagnostics, as_of))
-    then = as_it_stood(record, graph, as_of, kept.linked)
-    shown = without_drafts(*then, drafts, kept.linked)
-    with SiteBuild(*shown, jobs=jobs, notify_url=notify_url, search=search, kept=kept.site) as site:
-        site.render_prose()  # overlaps with check: the prose needs only the linked record
-        checked = check_linked(record, graph, diagnostics, as_of, kept, then)
-        shown_checked = published(checked, linked=shown, kept=kept.compiled) if checked.ok else None
-        kept.done(Path(root))
-        if shown_checked is None:
-            return Build(checked)
-        site.cite(checked.proofs)
-        derived_now = derive_checked(shown_checked, kept.queries)
-        built = site.write(out, derived_now, progress=progress)
-    if kept.site is not None and kept.on_disk and built.written != 0:
-        kept.site.save(Path(root))  # a site written as it was: the kept map still tells it
+    proofs = check_record(record, graph, diagnostics, kept=kept.checked)
+    stood, stood_graph = as_it_stood(record, graph, as_of, kept.linked)
+    stood_proofs = proved_as_it_stood(record, graph, stood, stood_graph, proofs)
+    image = compiled_image(stood, stood_graph, as_of, stood_proofs, kept.compiled)
+    check_queries(stood, image, diagnostics, kept.queries)
+    check_claims(stood, image, diagnostics)
+    checked = Checked(stood, stood_graph, diagnostics, as_of, stood_proofs, image)
+    if out is None or not checked.ok:
+        kept.commit()
+        return Build(checked)
+    shown = published(
+        checked, linked=without_drafts(stood, stood_graph, drafts, kept.linked), kept=kept.compiled
+    )
+    derived_now = derive_checked(shown, kept.queries)
+    from sourcebook.publish.site.build import write_site  # the site's libraries: only to build
+
+    built = write_site(
+        shown,
+        derived_now,
+        out,
+        jobs=jobs,
+        notify_url=notify_url,
+        search=search,
+        progress=progress,
+        kept=kept.site,
+    )
+    kept.commit(site=built.written != 0)  # a site written as it was: the kept map tells it
     return Build(checked, built)
 
 
-def check(root: Path | str, as_of: date | None = None, kept: KeptRuns | None = None) -> Checked:
-    """Read, link and check the record at `root`, its own queries run over it as it stood
-    on `as_of` (default: its close); `kept` as for `read_and_link`. Raises RecordError if
-    it is not a record, AsOfError for a day after it closes."""
-    diagnostics = Diagnostics()
-    kept = kept if kept is not None else KeptRuns.load(Path(root))
-    record, graph = read_and_link(root, as_of, diagnostics, kept, done=False)
-    checked = check_linked(record, graph, diagnostics, as_of, kept) if record is not None else None
-    kept.done(Path(root))
-    return checked if checked is not None else Checked(None, graph, diagnostics, as_of)
+def check(root: Path | str, as_of: date | None = None, kept: Memos | None = None) -> Checked:
+    """`build` without a site: the record at `root` read, linked, checked and compiled, its
+    own queries run over it as it stood on `as_of` (default: its close)."""
+    return build(root, as_of=as_of, kept=kept).checked
 
 
-@dataclass(frozen=True)
-class KeptRuns:
-    """What read, link, check and compile made of each entity, kept from run to run
-    (`read.kept`): in the record's state folder (`on_disk`), or in memory by `serve` from
-    save to save. An empty one, not saved, makes every run read the record afresh
-    (`--no-cache`)."""
+def build_site(
+    checked: Checked,
+    out: Path | str,
+    *,
+    derived: derived.Derived | None = None,
+    drafts: bool = False,
+    jobs: int | None = None,
+    notify_url: str | None = None,
+    search: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> Built:
+    """The site of a record `check` passed, written into `out`: `build`'s last three stages
+    (what it publishes compiled, derived unless `derived` is what derive made of it, and
+    written). Raises BuildError for a record with errors or a site that cannot be made."""
+    from sourcebook.publish.site.build import RECORD_HAS_ERRORS, BuildError, write_site
 
-    parsed: Kept
-    linked: Kept
-    checked: Kept
-    compiled: Kept
-    on_disk: bool = False
-    site: KeptSite | None = None
-    """The last site written and what each of its pages read (`serve` keeps it in memory,
-    from save to save; `build` in the state folder): the next writes only what changed."""
-    queries: Remembered | None = None
-    """The last run of the record's queries and of derive, and what each read of the
-    compiled record (`serve`'s, in memory): run again only where that changed."""
-    files: FilesSeen | None = None
-    """The last read of each file (`serve`'s, in memory): read again only where changed."""
+    if not checked.ok or checked.record is None:
+        raise BuildError(RECORD_HAS_ERRORS)
+    shown = published(checked, drafts)
+    if shown is not checked or derived is None:
+        derived = derive_checked(shown)
+    return write_site(
+        shown, derived, out, jobs=jobs, notify_url=notify_url, search=search, progress=progress
+    )
 
-    @classmethod
-    def in_memory(cls, serving: bool = False) -> KeptRuns:
-        """Kept in this process only; with the last site written and the last queries run
-        where `serving` (from save to save)."""
-        from sourcebook.publish.site.kept_site import KeptSite
 
-        if not serving:
-            return cls(Kept(PARSED), Kept(LINKED), Kept(CHECKED), Kept(COMPILED))
-        return cls(
-            Kept(PARSED),
-            Kept(LINKED, objects=True),
-            Kept(CHECKED, objects=True),
-            Kept(COMPILED, objects=True),
-            site=KeptSite(),
-            queries=Remembered(),
-            files=FilesSeen(),
-        )
-
-    @classmethod
-    def load(cls, root: Path, site: bool = False) -> KeptRuns:
-        """What earlier runs kept in the record's state folder; with the last site `build`
-        wrote where `site`."""
-        from sourcebook.publish.site.kept_site import KeptSite
-
-        if not (root / SETTINGS_FILE).is_file():  # no record: read says why, nothing is made
-            return cls.in_memory()
-        parsed, linked, checked, compiled = (
-            Kept.load(root, part) for part in (PARSED, LINKED, CHECKED, COMPILED)
-        )
-        last_site = KeptSite.load(root) if site else None
-        return cls(parsed, linked, checked, compiled, on_disk=True, site=last_site)
-
-    def done(self, root: Path) -> None:
-        """The run is over: what it used is what the next finds."""
-        for part in (self.parsed, self.linked, self.checked, self.compiled):
-            if self.on_disk:
-                part.save(root)
-            else:
-                part.settle()
+def _memos(root: Path, site: bool = False) -> Memos:
+    """What earlier runs kept in the record's state folder (with the last site `build`
+    wrote where `site`); none where there is no record (read says why, nothing is made)."""
+    return Memos.open(root, site) if (root / SETTINGS_FILE).is_file() else Memos.in_memory()
 
 
 def read_and_link(
     root: Path | str,
     as_of: date | None,
     diagnostics: Diagnostics,
-    kept: KeptRuns | None = None,
+    kept: Memos | None = None,
     done: bool = True,
 ) -> tuple[Record | None, Graph]:
     """The record read and linked; `kept`: what earlier runs made of it (default: kept in
     the record's state folder), let go of here where `done` (else by the caller, once it
     has linked all it links)."""
-    kept = kept if kept is not None else KeptRuns.load(Path(root))
+    kept = kept if kept is not None else _memos(Path(root))
     record = read_record(root, diagnostics, kept.parsed, kept.files)
     if record is None:
         return None, Graph()
     record_day(record, as_of)  # refuses a day after the close before any work is done
     graph = link_record(record, kept.linked)
     if done:
-        kept.done(Path(root))
+        kept.commit()
     return record, graph
-
-
-def check_linked(
-    record: Record,
-    graph: Graph,
-    diagnostics: Diagnostics,
-    as_of: date | None,
-    kept: KeptRuns | None = None,
-    then: tuple[Record, Graph] | None = None,
-) -> Checked:
-    """Every rule over the linked record; then its own queries, over the record as it stood
-    on `as_of` (`then`, where already cut) compiled in memory. What is checked is the
-    record as it stood. `kept`: each entity's results of the entity rules, and the
-    queries' last run (as for `isolated`), from earlier runs."""
-    proofs = check_record(record, graph, diagnostics, kept=kept.checked if kept else None)
-    stood, stood_graph = then or as_it_stood(record, graph, as_of, kept.linked if kept else None)
-    stood_proofs = proved_as_it_stood(record, graph, stood, stood_graph, proofs)
-    compiled = kept.compiled if kept else None
-    with compile_in_memory(stood, stood_graph, as_of, stood_proofs, compiled) as db:
-        image = db.image()
-    check_queries(stood, image, diagnostics, kept.queries if kept else None)
-    check_claims(stood, image, diagnostics)
-    return Checked(stood, stood_graph, diagnostics, as_of, stood_proofs, image)
 
 
 def check_house(target: Path | str, as_of: date | None = None) -> CheckedHouse:
@@ -247,6 +195,29 @@ def check_house(target: Path | str, as_of: date | None = None) -> CheckedHouse:
     works = Works([SeriesVolume(name, record) for name, record in records.items()])
     check_same_as(works, records, diagnostics)
     return CheckedHouse(house, volumes, diagnostics, works)
+
+
+def build_house(
+    checked: CheckedHouse,
+    out: Path | str,
+    *,
+    jobs: int | None = None,
+    notify_urls: dict[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    drafts: bool = False,
+) -> Built:
+    """The site of a house `check_house` passed, written into `out`: each volume's published
+    part compiled and derived as `build` does, then the house written whole, its volumes
+    under their base paths and its own pages at the root. Raises BuildError for a house with
+    errors or a site that cannot be made."""
+    from sourcebook.publish.house import HOUSE_HAS_ERRORS, write_house
+    from sourcebook.publish.site import BuildError
+
+    if not checked.ok:
+        raise BuildError(HOUSE_HAS_ERRORS)
+    shown = [published(one, drafts) for _, one in checked.volumes if one.record is not None]
+    volumes = [(one, derive_checked(one)) for one in shown]
+    return write_house(checked, volumes, out, jobs=jobs, notify_urls=notify_urls, progress=progress)
 
 
 def derive(path: Path | str, as_of: date | None = None) -> derived.Derived:

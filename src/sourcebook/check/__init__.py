@@ -33,15 +33,15 @@ from sourcebook.check import (
     usage,
     watched,
 )
-from sourcebook.check.each import CHECKED, EntityRule, check_each
+from sourcebook.check.each import EntityRule, check_each
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import CHECKED, Memo
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.record import Record
-from sourcebook.read.kept import Kept
 from sourcebook.runtime.collector import collector_paused
 
-__all__ = ["CHECKED", "ENTITY_RULES", "RULES", "EntityRule", "Rule", "check_record"]
+__all__ = ["ENTITY_RULES", "RULES", "EntityRule", "Rule", "check_record"]
 
 Rule = Callable[[Record, Graph, Diagnostics], None]
 
@@ -75,14 +75,14 @@ def check_record(
     graph: Graph,
     diagnostics: Diagnostics,
     rules: list[Rule] | None = None,
-    kept: Kept | None = None,
+    kept: Memo | None = None,
 ) -> QuoteReport:
     """Every rule over the linked record (the entity rules with it, unless `rules` are
     given); returns the Library's proof of every quote. `kept`: each entity's results from
     earlier runs (`check/each.py`); none by default."""
     proofs = quotes.check_quotes(record, graph, diagnostics)
     if rules is None:
-        check_each(record, ENTITY_RULES, diagnostics, kept if kept is not None else Kept(CHECKED))
+        check_each(record, ENTITY_RULES, diagnostics, kept if kept is not None else Memo(CHECKED))
     for rule in RULES if rules is None else rules:
         rule(record, graph, diagnostics)
     if rules is None:

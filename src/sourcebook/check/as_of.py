@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from datetime import date
 
+from sourcebook.incremental import Memo
 from sourcebook.library.report import QuoteReport
 from sourcebook.library.verify import verify_quotes
 from sourcebook.link.graph import Graph, link_record
 from sourcebook.model.known import record_as_of
 from sourcebook.model.record import Record
-from sourcebook.read.kept import Kept
 
 
 def as_it_stood(
-    record: Record, graph: Graph, day: date | None, kept: Kept | None = None
+    record: Record, graph: Graph, day: date | None, kept: Memo | None = None
 ) -> tuple[Record, Graph]:
     """The record as it stood on `day` (default: its close), and its links; the record and
     graph themselves where nothing was known only later. `kept`: as for `link_record`."""

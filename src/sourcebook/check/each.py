@@ -2,7 +2,7 @@
 
 An entity rule reads one entity and the record's settings, nothing else: what it finds
 in an entity read from the same file (its text and path, `Record.read_as`) under the
-same settings is the same, so it is kept under the hash of those (`read.kept`) and the
+same settings is the same, so it is kept under the hash of those (`incremental.Memo`) and the
 next run reports it again without looking. An edit of one file checks that file's
 entity again; a change of settings, or of sourcebook, checks them all.
 
@@ -15,13 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, Severity
+from sourcebook.incremental import CHECKED, Memo, key_of
 from sourcebook.model.base import Entity
 from sourcebook.model.record import Record
 from sourcebook.model.settings import Settings
-from sourcebook.read.kept import Kept
-
-CHECKED = "checked"
-"""The part of the state folder that keeps each entity's results."""
 
 EntityRule = Callable[[Entity, Settings, Diagnostics], None]
 
@@ -30,25 +27,25 @@ Plain = tuple[str, int, int, str, str, str, str | None]
 
 
 def check_each(
-    record: Record, rules: Sequence[EntityRule], diagnostics: Diagnostics, kept: Kept
+    record: Record, rules: Sequence[EntityRule], diagnostics: Diagnostics, kept: Memo
 ) -> None:
     """Every rule over every entity, each entity's results taken from `kept` where it was
     read as before under the same settings, and kept there where it was not."""
     names = "\0".join(f"{rule.__module__}.{rule.__qualname__}" for rule in rules)
     # An open record's dates are checked against today: the day is part of the key.
     settings = record.settings
-    under = Kept.key(CHECKED, names, settings.model_dump_json(), str(settings.book.stands_at()))
+    under = key_of(CHECKED, names, settings.model_dump_json(), str(settings.book.stands_at()))
     for entity in record:
         read_as = record.read_as.get(entity.key)
         if read_as is None:  # not read from a file: nothing to keep its results by
             diagnostics.extend(_run(entity, record.settings, rules))
             continue
-        key = Kept.key(under, read_as)
-        found = kept.fetch(key, _diagnostics)
+        key = key_of(under, read_as)
+        found = kept.lookup_as(key, _diagnostics)
         if found is None:
             found = _run(entity, record.settings, rules)
-            kept.put(key, [_plain(d) for d in found])
-            kept.share(key, found)
+            kept.record(key, [_plain(d) for d in found])
+            kept.hold(key, found)
         diagnostics.extend(found)
 
 

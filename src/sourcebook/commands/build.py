@@ -6,11 +6,15 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import click
 
 from sourcebook.commands.check import AS_OF
 from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path, need_folder_path
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.command()
@@ -44,7 +48,7 @@ def build(
     pages make one site."""
     from sourcebook.commands.check import passed_or_exit
     from sourcebook.compile import AsOfError
-    from sourcebook.pipeline import KeptRuns
+    from sourcebook.incremental import Memos
     from sourcebook.pipeline import build as run_build
     from sourcebook.publish.site import BuildError
     from sourcebook.read import RecordError
@@ -61,7 +65,7 @@ def build(
                 as_of=as_of.date() if as_of else None,
                 drafts=drafts,
                 progress=progress,
-                kept=KeptRuns.in_memory() if no_cache else None,  # in memory, for this run alone
+                kept=Memos.in_memory() if no_cache else None,  # in memory, for this run alone
             )
     except (RecordError, AsOfError, BuildError) as exc:
         fail(str(exc))
@@ -78,7 +82,7 @@ def build_house_site(
     house: Path, out: Path | None, quiet: bool, drafts: bool, as_of: datetime | None
 ) -> None:
     from sourcebook.commands.check import house_checked_or_exit
-    from sourcebook.publish.house import build_house
+    from sourcebook.pipeline import build_house
     from sourcebook.publish.site import BuildError
     from sourcebook.read.house import house_file
 
@@ -99,15 +103,18 @@ def build_house_site(
 
 
 def _progress(quiet: bool) -> AbstractContextManager[PageProgress | None]:
-    """A context giving a `progress(done, total)` callback: a Rich bar, or nothing."""
-    return nullcontext(None) if quiet else PageProgress()
+    """A context giving a `progress(done, total)` callback: a Rich bar on a terminal, or
+    nothing (a bar that is only disabled still writes a line break on some Rich versions)."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    return nullcontext(None) if quiet or not console.is_terminal else PageProgress(console)
 
 
 class PageProgress:
     """`with PageProgress() as progress: progress(done, total)`."""
 
-    def __init__(self) -> None:
-        from rich.console import Console
+    def __init__(self, console: Console) -> None:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -116,7 +123,6 @@ class PageProgress:
             TimeElapsedColumn,
         )
 
-        console = Console(stderr=True)
         self._bar = Progress(
             TextColumn("Building the site"),
             BarColumn(),
@@ -124,7 +130,6 @@ class PageProgress:
             TimeElapsedColumn(),
             console=console,
             transient=True,
-            disable=not console.is_terminal,
         )
         self._task = self._bar.add_task("pages", total=None)
 

@@ -62,8 +62,8 @@ def check(
     """Check RECORD (default: this folder) and report every problem found. RECORD may be a
     house (its house.toml, or the folder holding it): every volume is checked. A record
     unchanged since its last check is not checked again: what that check found is shown."""
+    from sourcebook.commands.remembered import check_remembered
     from sourcebook.diagnostics import shown_json
-    from sourcebook.remembered import check_remembered
 
     house = house_path(record)
     if house and (quotes or fix_quotes):
@@ -79,10 +79,10 @@ def check(
             whole = check_house(record, day)
             diagnostics, entities = whole.diagnostics, whole.entities
         elif quotes or no_cache:
-            from sourcebook.pipeline import KeptRuns
+            from sourcebook.incremental import Memos
             from sourcebook.pipeline import check as run_check
 
-            fresh = KeptRuns.in_memory() if no_cache else None  # in memory, for this run alone
+            fresh = Memos.in_memory() if no_cache else None  # in memory, for this run alone
             single = run_check(record, day, kept=fresh)
             diagnostics, entities = single.diagnostics, _entities(single)
         else:  # a record unchanged since its last check loads none of the stages

@@ -24,7 +24,6 @@ from sourcebook.compile.figures import (
     write_vocabulary,
 )
 from sourcebook.compile.rows import (
-    COMPILED,
     write_entities,
     write_library,
     write_quotes,
@@ -32,20 +31,20 @@ from sourcebook.compile.rows import (
     write_watch,
 )
 from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read, schema
+from sourcebook.incremental import Memo
 from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph, link_record, without_drafts
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.known import known
 from sourcebook.model.record import Record
-from sourcebook.read.kept import Kept
 from sourcebook.runtime.collector import collector_paused
 
 __all__ = [
-    "COMPILED",
     "SCHEMA_VERSION",
     "AsOfError",
     "compile_checked",
     "compile_in_memory",
+    "compiled_image",
     "compile_record",
     "published",
     "record_day",
@@ -82,7 +81,7 @@ def published(
     checked: Checked,
     drafts: bool = False,
     linked: tuple[Record, Graph] | None = None,
-    kept: Kept | None = None,
+    kept: Memo | None = None,
 ) -> Checked:
     """What a build or a release publishes of a checked record: all of it with `drafts`;
     otherwise the record without its drafts (`linked`, where it is already linked), compiled
@@ -93,8 +92,7 @@ def published(
     record, graph = linked or without_drafts(checked.record, checked.graph, drafts)
     if record is checked.record:
         return checked
-    with compile_in_memory(record, graph, checked.as_of, checked.proofs, kept) as db:
-        image = db.image()
+    image = compiled_image(record, graph, checked.as_of, checked.proofs, kept)
     return replace(checked, record=record, graph=graph, image=image)
 
 
@@ -129,12 +127,25 @@ def compile_record(
     return path
 
 
+def compiled_image(
+    record: Record,
+    graph: Graph,
+    as_of: date | None,
+    proofs: QuoteReport | None,
+    kept: Memo | None = None,
+) -> bytes:
+    """The record compiled in memory (as `compile_in_memory`), as the bytes of its
+    database: what check's queries and derive read."""
+    with compile_in_memory(record, graph, as_of, proofs, kept) as db:
+        return db.image()
+
+
 def compile_in_memory(
     record: Record,
     graph: Graph | None = None,
     as_of: date | None = None,
     proofs: QuoteReport | None = None,
-    kept: Kept | None = None,
+    kept: Memo | None = None,
 ) -> CompiledRecord:
     """The compiled record in memory, opened read-only for queries: what check runs SQL on,
     and derive reads again. `kept`: each entity's rows from earlier runs (`rows.rows_of`).
@@ -172,7 +183,7 @@ def fill(
     proofs: QuoteReport | None = None,
     search: bool = True,
     refs: bool = True,
-    kept: Kept | None = None,
+    kept: Memo | None = None,
 ) -> None:
     """Create the tables in an empty database and write the record into them, with the
     full-text index unless `search` is False, and the references (the `refs` table, else

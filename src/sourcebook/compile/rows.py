@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sourcebook.compile.schema import kind_columns
+from sourcebook.incremental import COMPILED, Memo, key_of
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
@@ -21,10 +22,6 @@ from sourcebook.model.kinds import KINDS
 from sourcebook.model.known import Known
 from sourcebook.model.record import Record
 from sourcebook.model.refs import QuoteClaim
-from sourcebook.read.kept import Kept
-
-COMPILED = "compiled"
-"""The part of the state folder that keeps each entity's rows."""
 
 _JSON = json.JSONEncoder(ensure_ascii=False)
 """What json.dumps(value, ensure_ascii=False) makes afresh at every call."""
@@ -95,11 +92,11 @@ def write_entities(
     record: Record,
     clock: Known,
     search: bool = True,
-    kept: Kept | None = None,
+    kept: Memo | None = None,
 ) -> None:
     """Each kind's table, `entities`, `aliases`, and the full-text index where `search`.
     `kept`: each entity's rows from earlier runs, by what it was read from (see `rows_of`)."""
-    kept = kept if kept is not None else Kept(COMPILED)
+    kept = kept if kept is not None else Memo(COMPILED)
     entities: list[tuple] = []
     aliases: list[tuple] = []
     texts: list[tuple] = []
@@ -135,7 +132,7 @@ def rows_of(
     columns: list[str],
     search: bool,
     record: Record,
-    kept: Kept,
+    kept: Memo,
     known: str | None = None,
 ) -> Rows:
     """The entity's rows, `known` its `known_from`. Its columns' values are made from the
@@ -144,14 +141,14 @@ def rows_of(
     body, aliases, prose, and the day it is known from, which other entities decide) it
     holds as it is."""
     read_as = record.read_as.get(entity.key)
-    key = Kept.key(COMPILED, read_as) if read_as else None
-    made = kept.fetch(key, partial(_well_formed, len(columns))) if key is not None else None
+    key = key_of(COMPILED, read_as) if read_as else None
+    made = kept.lookup_as(key, partial(_well_formed, len(columns))) if key is not None else None
     if made is None:
         values = tuple(sql_value(getattr(entity, c)) for c in columns)
         made = (values, entity.pos().line)
         if key is not None:
-            kept.put(key, made)
-            kept.share(key, made)
+            kept.record(key, made)
+            kept.hold(key, made)
     values, line = made
     kind = entity.KIND
     return (

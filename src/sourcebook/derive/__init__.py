@@ -30,7 +30,7 @@ from sourcebook.derive.campuses import CampusState, campus_order, campus_states
 from sourcebook.derive.charts import ChartData, Overview, chart_data, overview
 from sourcebook.derive.machine import EMPTY as EMPTY_MACHINE
 from sourcebook.derive.machine import Machine, machine
-from sourcebook.derive.sandbox import Remembered, isolated
+from sourcebook.derive.sandbox import isolated
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, history_months, scorecard
 from sourcebook.derive.timeline import (
@@ -42,6 +42,7 @@ from sourcebook.derive.timeline import (
     timelines,
 )
 from sourcebook.derive.verdicts import Outcome, Verdict, verdict_history, verdicts
+from sourcebook.incremental import QueryRuns
 from sourcebook.model.conflicts import Conflict
 from sourcebook.runtime.collector import collector_paused
 
@@ -104,12 +105,12 @@ def derive_all(db: CompiledRecord) -> Derived:
     )
 
 
-def derive_checked(checked: Checked, remembered: Remembered | None = None) -> Derived:
+def derive_checked(checked: Checked, runs: QueryRuns | None = None) -> Derived:
     """Everything computed from a checked record, as of the day it was checked, read from
-    the database check compiled; the record's own queries run in the sandbox; `remembered`
+    the database check compiled; the record's own queries run in the sandbox; `runs`
     as for `isolated`."""
     assert checked.image is not None
-    return isolated(checked.image, derive_all, remembered=remembered)
+    return isolated(checked.image, derive_all, runs=runs)
 
 
 __all__ = [
@@ -128,7 +129,6 @@ __all__ = [
     "Outcome",
     "Point",
     "QueryError",
-    "Remembered",
     "Row",
     "ScenarioError",
     "ScenarioResult",

@@ -8,10 +8,11 @@ from functools import partial
 from sourcebook.check.charts import check_columns
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError
 from sourcebook.derive.charts import HISTORY_TABLES, run_chart, with_history
-from sourcebook.derive.sandbox import Remembered, isolated
+from sourcebook.derive.sandbox import isolated
 from sourcebook.derive.scorecard import evaluate_indicator
 from sourcebook.derive.verdicts import judge
 from sourcebook.diagnostics import Diagnostics, Pos
+from sourcebook.incremental import QueryRuns
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
@@ -28,10 +29,10 @@ _SHAPES = {
 
 
 def check_queries(
-    record: Record, image: bytes, diagnostics: Diagnostics, remembered: Remembered | None = None
+    record: Record, image: bytes, diagnostics: Diagnostics, kept: QueryRuns | None = None
 ) -> None:
     """Run every indicator's, test's and chart's query over `image`, and say where one fails
-    or returns the wrong shape; `remembered` as for `isolated`."""
+    or returns the wrong shape; `kept` as `runs` for `isolated`."""
     queried = [(kind, e) for kind in ("indicator", "test") for e in record.of(kind)]
     for kind, entity in queried:
         if not getattr(entity, "query", None):
@@ -44,7 +45,7 @@ def check_queries(
     runs = [(kind, e.query) for kind, e in queried if getattr(e, "query", None)]  # type: ignore[attr-defined]
     charts = [c for c in record.of("chart") if isinstance(c, Chart)]
     job = partial(run_all, runs, [(c.id, c.query) for c in charts])
-    failures, answers = isolated(image, job, remembered=remembered)
+    failures, answers = isolated(image, job, runs=kept)
     for chart, (columns, failure) in zip(charts, answers, strict=True):
         if failure is not None:
             diagnostics.error(

@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
@@ -37,6 +37,7 @@ from sourcebook.children import (
 )
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError, Result, open_image
 from sourcebook.compile.noted import Column, digests, noting
+from sourcebook.incremental import QueryRuns, run_key
 
 T = TypeVar("T")
 
@@ -59,21 +60,22 @@ def isolated(
     image: bytes,
     job: Callable[[CompiledRecord], T],
     seconds: float | None = None,
-    remembered: Remembered | None = None,
+    runs: QueryRuns | None = None,
 ) -> T:
     """`job(db)` run in a child process over the compiled record `image`, its queries each
     within `seconds` (default: the record's limit) however they run, and all of them
-    within TOTAL_SECONDS. Where `remembered` holds the same job's last run, and nothing
-    that run read of its record differs in `image`, its value is given again instead."""
-    key = Ran.key_of(job, seconds) if remembered is not None else b""
-    again = remembered.again(key, image) if remembered is not None else None
-    if again is not None:
-        return again  # type: ignore[no-any-return]
+    within TOTAL_SECONDS. Where `runs` holds the same job's last run, and nothing that run
+    read of its record differs in `image`, its value is given again instead."""
+    key = run_key(job, seconds) if runs is not None else b""
+    digests = partial(_digests, image)
+    found = runs.lookup(key, digests) if runs is not None else None
+    if found is not None:
+        return found  # type: ignore[no-any-return]
     if not _holds_queries(image):  # nothing of the record's own runs: no need to isolate
         with noting() as noted, open_image(image, seconds) as db:
             made = job(db)
-        if remembered is not None:
-            remembered.keep(key, image, noted, pickle.dumps(made))
+        if runs is not None:
+            runs.record(key, frozenset(noted), digests, pickle.dumps(made))
         return made
     known: dict[Key, Outcome] = {}
     started = time.monotonic()
@@ -85,59 +87,13 @@ def isolated(
             break
     # Not kept where a query was stopped for time: what it gave depends on the clock, and
     # what it read went with the child that ran it.
-    if remembered is not None and in_time and attempts == 1:
-        remembered.keep(key, image, noted, value)
+    if runs is not None and in_time and attempts == 1:
+        runs.record(key, frozenset(noted), digests, value)
     return pickle.loads(value)  # type: ignore[no-any-return]
 
 
-@dataclass(frozen=True)
-class Ran:
-    """A job's run: what it read of its record, what that held, and what it gave."""
-
-    digests: dict[str, bytes]
-    noted: frozenset[Column]
-    value: bytes
-    """The job's value, pickled by this process's own child: given as new objects each
-    time, so that no build can change what the next is given."""
-
-    @staticmethod
-    def key_of(job: Callable[..., Any], seconds: float | None) -> bytes:
-        return pickle.dumps((job, seconds))
-
-
-class Remembered:
-    """The last run of each job, for the next build in this process (`serve`'s) to give
-    again where what it read is unchanged. In memory only: a value is pickled, which is
-    safe from this process's own child and from nothing else."""
-
-    KEPT = 8
-    """Runs kept at most, the least recently used let go: a build runs two jobs, and each
-    edit of the record's queries makes another."""
-
-    def __init__(self) -> None:
-        self._runs: dict[bytes, Ran] = {}
-        self.again_count = 0
-        """Runs given again, not made (for tests and the bench)."""
-
-    def again(self, key: bytes, image: bytes) -> Any | None:
-        last = self._runs.pop(key, None)
-        if last is None:
-            return None
-        self._runs[key] = last  # the most recently used, last
-        if _digests(image, last.noted) != last.digests:
-            return None
-        self.again_count += 1
-        return pickle.loads(last.value)
-
-    def keep(self, key: bytes, image: bytes, noted: set[Column], value: bytes) -> None:
-        frozen = frozenset(noted)
-        self._runs.pop(key, None)
-        self._runs[key] = Ran(_digests(image, frozen), frozen, value)
-        while len(self._runs) > self.KEPT:
-            del self._runs[next(iter(self._runs))]
-
-
 def _digests(image: bytes, noted: frozenset[Column]) -> dict[str, bytes]:
+    """What the columns `noted` hold in the compiled record `image`, by column."""
     connection = sqlite3.connect(":memory:")
     try:
         connection.deserialize(image)

@@ -22,10 +22,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from sourcebook.incremental import Store, settled_since
 from sourcebook.library.extract import PAGE_BREAK
 from sourcebook.library.normalize import NORMALIZATION_VERSION, normalize
-from sourcebook.read.seen import settled_since
-from sourcebook.read.state import state_folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +77,14 @@ class TextCache:
             self._stored_proofs = dict(self._db.execute("SELECT key, found FROM proofs"))
         self._new_files: list[tuple] = []
         self._settled_ns = settled_since()
-        """A file changed since is not known by its stat (see `read.seen`)."""
+        """A file changed since is not known by its stat (see `incremental.FilesSeen`)."""
         self._new_texts: list[tuple[str, str, str]] = []
         self._new_proofs: set[str] = set()
         self._pending = 0
 
     @classmethod
     def for_record(cls, root: Path) -> TextCache:
-        return cls(state_folder(root, "library"))
+        return cls(Store.of(root).folder("library"))
 
     def text_sha(self, path: str) -> str | None:
         """The SHA-256 of a text file's bytes; None where it cannot be read.

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
 
 from sourcebook.library.normalize import normalize
+from sourcebook.runtime.memo import memoized
 
 _TOKEN = re.compile(r"\S+")
 _WORD_CHARACTER = re.compile(r"\w")
@@ -58,7 +58,7 @@ def nearest(quote: str, text: str) -> Nearest | None:
     return _marked(wanted, words, spans, lo, hi, ratio)
 
 
-@lru_cache(maxsize=65536)
+@memoized(maxsize=65536)
 def _key(word: str) -> str:
     """A word as compared: normalized, and punctuation at its edges does not count."""
     word = normalize(word)

@@ -22,11 +22,11 @@ import yaml
 
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.files import partial_files, write_atomic
+from sourcebook.incremental import Store
 from sourcebook.library.extract import Extracted, extract, guess_kind, media_type_of
 from sourcebook.library.refusal import NO_TRANSCRIPTION, Refused
 from sourcebook.model.library import Item, ItemKind, Library, shelf_number
 from sourcebook.read.library import FOLDER, read_library
-from sourcebook.read.state import state_folder
 
 
 @dataclass
@@ -73,7 +73,7 @@ def add_original(root: Path, original: Original) -> tuple[Item, bool]:
         else extract(kind, original.data, original.media_type)
     )
     folder.mkdir(parents=True, exist_ok=True)
-    with _locked(state_folder(root, "library")):
+    with _locked(Store.of(root).folder("library")):
         sweep_partials(folder)
         library = read_library(root, FOLDER, Diagnostics())
         held = library.by_sha256(sha256)
@@ -118,7 +118,7 @@ def read_again(root: Path, item: Item, day: str) -> Item:
         return item
     again = item.model_copy(update={"read_again": (*item.read_again, day)})
     library = read_library(root, FOLDER, Diagnostics())
-    with _locked(state_folder(root, "library")):
+    with _locked(Store.of(root).folder("library")):
         write_atomic(library.meta_path(item.shelf), dump_item(again).encode("utf-8"))
     return again
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
 from typing import Protocol
 
 from sourcebook.diagnostics import Pos
@@ -22,8 +21,9 @@ from sourcebook.library.report import Found, Proof, QuoteReport, Status
 from sourcebook.model.library import Item, ItemKind, Library
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key, QuoteClaim
+from sourcebook.runtime.memo import memoized
 
-_compiled = lru_cache(maxsize=65536)(compile_quote)
+_compiled = memoized(maxsize=65536)(compile_quote)
 
 
 class Claims(Protocol):

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from sourcebook.incremental import Memo
 from sourcebook.link.graph import Graph, Ref, link_record
 from sourcebook.model.record import Record
-from sourcebook.read.kept import Kept
 
 __all__ = ["Graph", "Ref", "link_record", "without_drafts"]
 
 
 def without_drafts(
-    record: Record, graph: Graph, drafts: bool = False, kept: Kept | None = None
+    record: Record, graph: Graph, drafts: bool = False, kept: Memo | None = None
 ) -> tuple[Record, Graph]:
     """What is published of a linked record: all of it with `drafts`, else the record
     without its drafts, linked again so that no link leads to one (`kept`: as for

@@ -12,6 +12,7 @@ from itertools import accumulate
 from typing import Any
 
 from sourcebook.diagnostics import Pos
+from sourcebook.incremental import LINKED, Memo, key_of
 from sourcebook.link import markdown, mentions, prose
 from sourcebook.link.mentions import Read
 from sourcebook.link.names import NameMatcher, may_find
@@ -20,7 +21,6 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key, QuoteClaim, Ref
-from sourcebook.read.kept import Kept
 from sourcebook.runtime.collector import collector_paused
 from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
@@ -80,7 +80,7 @@ class Graph:
 _PROSE_FIELDS = {kind.name: kind.model.PROSE_FIELDS for kind in KINDS}
 
 
-def build_matcher(record: Record, kept: Kept | None = None) -> NameMatcher:
+def build_matcher(record: Record, kept: Memo | None = None) -> NameMatcher:
     """The matcher of the record's names; `serve`'s last one where they are the same."""
     mentionable = {k.name for k in KINDS if k.mentionable}
     names = [
@@ -91,38 +91,34 @@ def build_matcher(record: Record, kept: Kept | None = None) -> NameMatcher:
     ]
     if kept is None:
         return NameMatcher(names)
-    key = Kept.key(LINKED, "names", repr(names))
-    matcher = kept.shared(key)
-    kept.retain(Kept.key(LINKED, "plurals"))  # for the next names, where these are kept
+    key = key_of(LINKED, "names", repr(names))
+    matcher = kept.held(key)
+    kept.carry(key_of(LINKED, "plurals"))  # for the next names, where these are kept
     if matcher is None:
         matcher = NameMatcher(names, _plurals({name.strip() for name, _ in names}, kept))
-        kept.share(key, matcher)
+        kept.hold(key, matcher)
     return matcher  # type: ignore[no-any-return]
 
 
-def _plurals(names: set[str], kept: Kept) -> dict[str, str | None]:
+def _plurals(names: set[str], kept: Memo) -> dict[str, str | None]:
     """Each name's plural (`names.plural_forms`), kept from run to run: English plurals
     are inflect's to make, about 40 µs a name, the most of making a record's matcher. One
     table of the record's names, kept whole: a plural depends on the name alone."""
-    key = Kept.key(LINKED, "plurals")
-    known = kept.get(key)
+    key = key_of(LINKED, "plurals")
+    known = kept.lookup(key)
     known = known if isinstance(known, dict) else {}
     found = {name: known[name] if name in known else plural(name) for name in names}
     if found != known:
-        kept.put(key, found)
+        kept.record(key, found)
     return found
 
 
-LINKED = "linked"
-"""The part of the state folder that keeps what linking each entity found."""
-
-
 @collector_paused()
-def link_record(record: Record, kept: Kept | None = None) -> Graph:
+def link_record(record: Record, kept: Memo | None = None) -> Graph:
     """The record's references. `kept`: what linking each entity found in earlier runs (see
-    `read.kept`), by what the entity was read from, the record's names and its entities'
+    `incremental.Memo`), by what the entity was read from, the record's names and its entities'
     ids (all that linking one entity reads); none if not given."""
-    kept = kept if kept is not None else Kept(LINKED)
+    kept = kept if kept is not None else Memo(LINKED)
     matcher = build_matcher(record, kept)
     graph = Graph(matcher=matcher)
     entities = list(record)
@@ -152,11 +148,11 @@ class _Among:
 
 def _linked_among(record: Record, matcher: NameMatcher) -> _Among:
     keys = sorted((*record.entities_keys(), *((*k, "broken") for k in record.broken)))
-    entities = Kept.key(LINKED, repr(keys), repr(sorted(record.citation_keys().items())))
-    return _Among(Kept.key(LINKED, matcher.fingerprint, entities), entities, matcher.table)
+    entities = key_of(LINKED, repr(keys), repr(sorted(record.citation_keys().items())))
+    return _Among(key_of(LINKED, matcher.fingerprint, entities), entities, matcher.table)
 
 
-_LAST = Kept.key(LINKED, "the last link's names")
+_LAST = key_of(LINKED, "the last link's names")
 """Where `serve`'s kept objects hold what the last link looked for."""
 
 
@@ -173,9 +169,9 @@ class _Renamed:
     gone: frozenset[Key]
 
     @classmethod
-    def since(cls, kept: Kept, among: _Among) -> _Renamed | None:
-        last: _Among | None = kept.shared(_LAST)
-        kept.share(_LAST, among)
+    def since(cls, kept: Memo, among: _Among) -> _Renamed | None:
+        last: _Among | None = kept.held(_LAST)
+        kept.hold(_LAST, among)
         if last is None or last.entities != among.entities or last.key == among.key:
             return None
         now, was = among.table, last.table
@@ -183,9 +179,9 @@ class _Renamed:
         gone = frozenset(t for key, ts in was.items() if now.get(key) != ts for t in ts)
         return cls(last.key, added, gone)
 
-    def unchanged(self, entity: Entity, read_as: bytes, kept: Kept) -> _Found | None:
+    def unchanged(self, entity: Entity, read_as: bytes, kept: Memo) -> _Found | None:
         """What the last run found of `entity`, read as `read_as`, where it stands."""
-        last: _Found | None = kept.shared(Kept.key(self.before, read_as), retain=False)
+        last: _Found | None = kept.held(key_of(self.before, read_as), carry=False)
         if last is None:
             return None
         if any(r.via == "mention" and r.target in self.gone for r in last.refs):
@@ -227,7 +223,7 @@ class _Found:
         self.wiki.update(other.wiki)
 
     def plain(self) -> tuple:
-        """As plain values, to be kept (see `read.kept`)."""
+        """As plain values, to be kept (see `incremental.Memo`)."""
         return (
             tuple(r.flat() for r in self.refs),
             tuple(q.flat() for q in self.quotes),
@@ -255,7 +251,7 @@ def _link(
     entities: Sequence[Entity],
     record: Record,
     matcher: NameMatcher,
-    kept: Kept,
+    kept: Memo,
     among: bytes,
     renamed: _Renamed | None = None,
 ) -> _Found:
@@ -265,21 +261,21 @@ def _link(
         if read_as is None:  # not read from a file: nothing to keep it by
             _link_entity(entity, record, matcher, found)
             continue
-        key = Kept.key(among, read_as)
-        one = kept.shared(key)  # `serve`'s: the objects themselves, made once
+        key = key_of(among, read_as)
+        one = kept.held(key)  # `serve`'s: the objects themselves, made once
         if one is None and renamed is not None:
             one = renamed.unchanged(entity, read_as, kept)
             if one is not None:
-                kept.share(key, one)
+                kept.hold(key, one)
         if one is None:
             one = _Found()
-            plain = kept.get(key)
+            plain = kept.lookup(key)
             if plain is not None:
                 one.adopt(plain)
             else:
                 _link_entity(entity, record, matcher, one)
-                kept.put(key, one.plain())
-            kept.share(key, one)
+                kept.record(key, one.plain())
+            kept.hold(key, one)
         found.extend(one)
     return found
 
@@ -294,7 +290,7 @@ def _linked(
     entities: Sequence[Entity],
     record: Record,
     matcher: NameMatcher,
-    kept: Kept,
+    kept: Memo,
     among: bytes,
     renamed: _Renamed | None = None,
 ) -> Iterator[_Found]:
@@ -313,7 +309,7 @@ def _linked(
         for flat in pool.imap(_link_chunk, bounds):
             found = _unflattened(flat, keys)
             for made in found.made:
-                kept.put(*made)
+                kept.record(*made)
             yield found
 
 
@@ -338,9 +334,9 @@ def _link_chunk(bounds: tuple[int, int]) -> _Flat:
     # The entities, the record, the name matcher, each entity's number in `entities`, and
     # what linking an entity reads besides it.
     entities, record, matcher, numbers, among = forked_job()
-    kept = Kept(LINKED, made=True)
+    kept = Memo(LINKED, recording=True)
     found = _link(entities[bounds[0] : bounds[1]], record, matcher, kept, among)
-    found.made = kept.made or []
+    found.made = kept.recorded or []
     return _flattened(found, numbers)
 
 

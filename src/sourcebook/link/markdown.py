@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sourcebook.link import prose as marks
 from sourcebook.model.addresses import safe_link
+from sourcebook.runtime.memo import memoized
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -255,7 +256,6 @@ def markdown_runs(text: str, reading: str) -> tuple[list[str], Where]:
     return contents, where
 
 
-_TRACKED: dict[bool, MarkdownIt] = {}
 _TEXT = "sourcebook.text"
 """In the parse's env: the text parsed, and whether it is read as one line."""
 _LOCATED = "sourcebook.located"
@@ -273,20 +273,19 @@ def parsers() -> None:
     _tracked(True)
 
 
+@memoized()
 def _tracked(paper: bool) -> MarkdownIt:
     """`parser(paper)`, each text token of its parse noting where in its inline token's
-    content it starts: in its meta, `at` (an offset) and `block` (that inline token)."""
-    md = _TRACKED.get(paper)
-    if md is None:
-        from functools import partial
+    content it starts: in its meta, `at` (an offset) and `block` (that inline token).
+    Made once for each `paper`."""
+    from functools import partial
 
-        md = parser(paper)
-        md.inline.ruler.before("text", "track", _track)
-        md.inline.ruler2.before("fragments_join", "track", _keep_first_place)
-        md.core.ruler.before("text_join", "track", _keep_first_place_joined)
-        md.core.ruler.at("inline", _inline_blocks)
-        md.inline.parse = partial(_parse_tracked, md.inline)  # type: ignore[method-assign]
-        _TRACKED[paper] = md
+    md = parser(paper)
+    md.inline.ruler.before("text", "track", _track)
+    md.inline.ruler2.before("fragments_join", "track", _keep_first_place)
+    md.core.ruler.before("text_join", "track", _keep_first_place_joined)
+    md.core.ruler.at("inline", _inline_blocks)
+    md.inline.parse = partial(_parse_tracked, md.inline)  # type: ignore[method-assign]
     return md
 
 

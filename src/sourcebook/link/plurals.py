@@ -8,11 +8,12 @@ aside, as it does when Python runs with -O.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
+from sourcebook.runtime.memo import memoized
 
-@lru_cache(maxsize=1)
+
+@memoized(maxsize=1)
 def _engine() -> Any:
     try:
         import typeguard
@@ -33,7 +34,7 @@ def _unchecked(target: Any = None, **_options: Any) -> Any:
     return target if target is not None else _unchecked
 
 
-@lru_cache(maxsize=65536)
+@memoized(maxsize=65536)
 def plural(name: str) -> str | None:
     """The plural of a name, or None where it has none of its own.
 

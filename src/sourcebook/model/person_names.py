@@ -8,11 +8,12 @@ a person's file gives `given` and `family`, those win.
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
 from typing import Any
 
+from sourcebook.runtime.memo import memoized
 
-@lru_cache(maxsize=65536)
+
+@memoized(maxsize=65536)
 def split_name(name: str) -> tuple[str, str]:
     """(given names, family name); a single word is a family name with no given names.
 

@@ -26,7 +26,7 @@ class Record:
     """(kind, id) of files that exist but could not be read: not reported again as unknown."""
     read_as: dict[tuple[str, str], bytes] = field(default_factory=dict)
     """The hash of what each entity was read from (its file's text and path), for the
-    stages that keep what they made of it from run to run (`read.kept`)."""
+    stages that keep what they made of it from run to run (`incremental.Memo`)."""
     withheld: dict[tuple[str, str], date] = field(default_factory=dict)
     """For a record cut to what was known on a day (`model/known.py`): each entity left out
     as not yet known, and the day it is known from. A reference to one is no error: the

@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from sourcebook.runtime.memo import memoized
 
 if TYPE_CHECKING:
     import pint
@@ -129,7 +130,7 @@ _FAMILIES = (
 _PER_TIME = re.compile(r"\b([A-Za-z]\w*)-(hour|day|week|month|year)\b")
 
 
-@lru_cache(maxsize=1)
+@memoized(maxsize=1)
 def registry() -> pint.UnitRegistry:
     # pint (with numpy, which it loads) is imported only here, where a unit is first
     # parsed: it is a third of the start-up of every command, and many need no unit.
@@ -153,7 +154,7 @@ def metric(metric_id: str) -> Metric | None:
     return None
 
 
-@lru_cache(maxsize=1024)
+@memoized(maxsize=1024)
 def parse(unit: str) -> pint.Quantity:
     """A unit as a quantity of magnitude 1 (`billion USD` is 1e9 USD). Raises UnitError."""
     text = _PER_TIME.sub(r"(\1*\2)", unit.strip())
@@ -185,7 +186,7 @@ def _undefined(exc: pint.errors.UndefinedUnitError) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
-@lru_cache(maxsize=1024)
+@memoized(maxsize=1024)
 def dimension_of(unit: str) -> Dimension | None:
     """The dimension a unit measures, or None for one the record does not use."""
     wanted = parse(unit).dimensionality
@@ -214,7 +215,7 @@ def convert(value: float, unit: str, target: str) -> float:
     return value * _factor(unit, target)
 
 
-@lru_cache(maxsize=1024)
+@memoized(maxsize=1024)
 def _factor(unit: str, target: str) -> float:
     # Every unit of the registry is a multiple of its base (none has an offset, as
     # degrees Celsius would), so one factor converts any value.

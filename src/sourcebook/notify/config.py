@@ -14,7 +14,7 @@ from sourcebook.notify.policy import Statement, statement
 SECRET_ENV = "SOURCEBOOK_NOTIFY_SECRET"
 SMTP_PASSWORD_ENV = "SOURCEBOOK_SMTP_PASSWORD"
 DB_ENV = "SOURCEBOOK_NOTIFY_DB"
-STATE_FOLDER = ".sourcebook-notify"
+NOTIFY_FOLDER = ".sourcebook-notify"
 
 
 class ConfigError(Exception):
@@ -105,4 +105,4 @@ def with_mail_folder(config: Config, folder: Path | None) -> Config:
 def default_database(record: Path, dev: bool = False) -> str:
     """The SQLite file in the record's own git-ignored folder for the service."""
     name = "dev.sqlite3" if dev else "notify.sqlite3"
-    return str(record / STATE_FOLDER / name)
+    return str(record / NOTIFY_FOLDER / name)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sourcebook.model.settings import Settings
-from sourcebook.notify.config import STATE_FOLDER
+from sourcebook.notify.config import NOTIFY_FOLDER
 from sourcebook.notify.database import DatabaseError
 from sourcebook.notify.server import InThread, bound_socket
 from sourcebook.notify.service import Service
@@ -26,7 +26,7 @@ class LocalService:
     def __init__(self, record: Path, settings: Settings, site_host: str, site_port: int):
         sock = bound_socket("127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        self.mail = record / STATE_FOLDER / "mail"
+        self.mail = record / NOTIFY_FOLDER / "mail"
         base_path = settings.site.base_path.rstrip("/")
         config = service_config(
             record,

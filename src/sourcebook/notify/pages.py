@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.responses import HTMLResponse
 
 from sourcebook.notify.config import Config
+from sourcebook.runtime.memo import memoized
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -23,7 +23,7 @@ class Form:
     button: str
 
 
-@lru_cache(maxsize=1)
+@memoized(maxsize=1)
 def environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),

@@ -8,7 +8,7 @@ from pathlib import Path
 from sourcebook.model.settings import Settings
 from sourcebook.notify.config import (
     DB_ENV,
-    STATE_FOLDER,
+    NOTIFY_FOLDER,
     Config,
     ConfigError,
     default_database,
@@ -75,5 +75,5 @@ def service_config(
 ) -> Config:
     config = from_settings(settings, dev=dev, service_url=service_url, site_url=site_url)
     if dev and not settings.notify.smtp_host:
-        config = with_mail_folder(config, record / STATE_FOLDER / "mail")
+        config = with_mail_folder(config, record / NOTIFY_FOLDER / "mail")
     return config

@@ -1,8 +1,8 @@
 """Stage 1, read: record files in, typed entities out, each value with its file:line:col.
 
 The package's two names are imported where first asked for: `check` of an unchanged
-record uses only `read.paths`, `read.fingerprint` and `read.state`, and need not load the
-models."""
+record uses only `read.paths` (and the `incremental` engine's fingerprint and store), and
+need not load the models."""
 
 from __future__ import annotations
 

@@ -15,11 +15,10 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, did_you_mean
+from sourcebook.incremental import PARSED, FilesSeen, Memo, key_of, stat_of
 from sourcebook.model.base import Entity, Place, id_problem
 from sourcebook.model.kinds import KINDS, Kind
 from sourcebook.read.frontmatter import FrontMatterError, Parsed, Path_, parse
-from sourcebook.read.kept import Kept
-from sourcebook.read.seen import FilesSeen, stat_of
 from sourcebook.runtime.workers import Forked, forked_job, worker_count
 
 PARALLEL_FROM = 2000
@@ -27,9 +26,6 @@ PARALLEL_FROM = 2000
 CHUNK = 250
 """Files a worker reads per task: enough to make each task's round trip cheap, few enough
 that the workers finish together."""
-
-PARSED = "parsed"
-"""The part of the state folder that keeps front matter parsed (see `read.kept`)."""
 
 _KIND = {kind.name: kind for kind in KINDS}
 
@@ -51,25 +47,25 @@ class FileRead(NamedTuple):
     diagnostics: list[Diagnostic]
     read_as: bytes | None = None
     """The hash of what the entity was read from (the file's text and path): the same gives
-    the same entity, for the stages that keep what they made of it (`read.kept`)."""
+    the same entity, for the stages that keep what they made of it (`incremental.Memo`)."""
 
 
 @contextmanager
 def reading(
     files: Sequence[EntityFile],
     max_bytes: int,
-    kept: Kept | None = None,
+    kept: Memo | None = None,
     seen: FilesSeen | None = None,
 ) -> Iterator[Iterator[FileRead]]:
     """Each file read, in the order given. Workers, where there are any, start at once and
     read while the block runs; in this process, each file is read as the block asks for it.
 
-    `kept`: front matter parsed before, by the file's text (see `read.kept`). A record
+    `kept`: front matter parsed before, by the file's text (see `incremental.Memo`). A record
     with some kept is read in this process, where parsing what changed is all there is to
     do; workers parse a record with none, and this process keeps what they parsed.
     `seen`: the last read of each file, given again where the file is unchanged (see
-    `read.seen`)."""
-    kept = kept if kept is not None else Kept(PARSED)
+    `incremental.FilesSeen`)."""
+    kept = kept if kept is not None else Memo(PARSED)
     if seen is not None:
         seen.begin()
     jobs = _jobs(len(files)) if not len(kept) else 1
@@ -80,42 +76,42 @@ def reading(
         with Forked(jobs, (files, max_bytes)) as pool:
             yield _kept_as_read(pool.imap(_read_chunk, bounds), kept, max_bytes, seen)
     if seen is not None:
-        seen.settle()
+        seen.commit()
 
 
 def _kept_as_read(
     chunks: Iterator[tuple[list[FileRead], list[tuple[bytes, Any]]]],
-    kept: Kept,
+    kept: Memo,
     max_bytes: int,
     seen: FilesSeen | None,
 ) -> Iterator[FileRead]:
     """The workers' reads in order, keeping the front matter each chunk parsed."""
     for reads, made in chunks:
         for each in made:
-            kept.put(*each)
+            kept.record(*each)
         for read in reads:
             if seen is not None:  # its stat taken after the read: trusted only if older
-                seen.keep((read.file, max_bytes), stat_of(read.file.path), read)
+                seen.record((read.file, max_bytes), stat_of(read.file.path), read)
             yield read
 
 
-def _read_again(file: EntityFile, max_bytes: int, kept: Kept, seen: FilesSeen | None) -> FileRead:
+def _read_again(file: EntityFile, max_bytes: int, kept: Memo, seen: FilesSeen | None) -> FileRead:
     """The file's last read where it is unchanged (its parsed front matter kept for the
     next run), else the file read."""
     if seen is None:
         return _read(file, max_bytes, kept)
     stat = stat_of(file.path)
-    again: FileRead | None = seen.again((file, max_bytes), stat)
+    again: FileRead | None = seen.lookup((file, max_bytes), stat)
     if again is not None:
         if again.read_as is not None:
-            kept.retain(again.read_as)
+            kept.carry(again.read_as)
         return again
     read = _read(file, max_bytes, kept)
-    seen.keep((file, max_bytes), stat, read)
+    seen.record((file, max_bytes), stat, read)
     return read
 
 
-def _read(file: EntityFile, max_bytes: int, kept: Kept) -> FileRead:
+def _read(file: EntityFile, max_bytes: int, kept: Memo) -> FileRead:
     found = Diagnostics()
     entity, read_as = _read_entity(file, _KIND[file.kind], max_bytes, found, kept)
     return FileRead(file, entity, found.items, read_as)
@@ -129,12 +125,13 @@ def _jobs(files: int) -> int:
 def _read_chunk(bounds: tuple[int, int]) -> tuple[list[FileRead], list[tuple[bytes, Any]]]:
     """A worker's share: each file read, and the front matter it parsed, to be kept."""
     files, max_bytes = forked_job()  # the files and the size limit
-    kept = Kept(PARSED, made=True)
-    return [_read(file, max_bytes, kept) for file in files[bounds[0] : bounds[1]]], kept.made or []
+    kept = Memo(PARSED, recording=True)
+    reads = [_read(file, max_bytes, kept) for file in files[bounds[0] : bounds[1]]]
+    return reads, kept.recorded or []
 
 
 def _read_entity(
-    file: EntityFile, kind: Kind, max_bytes: int, found: Diagnostics, kept: Kept
+    file: EntityFile, kind: Kind, max_bytes: int, found: Diagnostics, kept: Memo
 ) -> tuple[Entity | None, bytes | None]:
     """The file's entity (None where it cannot be read), and the hash it was read as."""
     shown, entity_id = file.shown, file.id
@@ -168,11 +165,11 @@ def _read_entity(
     return entity, read_as
 
 
-def _parsed(text: str, shown: str, kept: Kept) -> tuple[Parsed, bytes]:
+def _parsed(text: str, shown: str, kept: Memo) -> tuple[Parsed, bytes]:
     """The file's front matter, parsed or kept from before, and the key it is kept by.
     What cannot be parsed is not kept: it raises each time."""
-    key = Kept.key(PARSED, shown, text)
-    plain = kept.get(key)
+    key = key_of(PARSED, shown, text)
+    plain = kept.lookup(key)
     if plain is not None:
         data, body, body_line, places, spans, duplicates, keys = plain
         parsed = Parsed(shown, data, body, body_line, dict(places), dict(spans))
@@ -190,7 +187,7 @@ def _parsed(text: str, shown: str, kept: Kept) -> tuple[Parsed, bytes]:
         duplicates,
         tuple(parsed.keys.items()),
     )
-    kept.put(key, plain)
+    kept.record(key, plain)
     return parsed, key
 
 

@@ -13,11 +13,10 @@ from pydantic import ValidationError
 
 from sourcebook.diagnostics import Diagnostics, Pos
 from sourcebook.files import is_partial, partial_files, write_atomic
+from sourcebook.incremental import Store, settled_since
 from sourcebook.model.library import SHELF_PATTERN, Item, Library
 from sourcebook.read.frontmatter import FrontMatterError, within_budget
 from sourcebook.read.paths import Confined, link_out
-from sourcebook.read.seen import settled_since
-from sourcebook.read.state import state_folder
 
 FOLDER = "library"
 MAX_ITEM_BYTES = 1_000_000
@@ -32,7 +31,7 @@ def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Libra
     library = Library(root / FOLDER, shown)
     if not library.folder.is_dir():
         return library
-    kept = state_folder(root, "library")
+    kept = Store.of(root).folder("library")
     parsed = _ParsedCache(kept / "items-v2.json" if kept else None)
     confined = Confined(root)
     metadata = _metadata_files(library.folder)
@@ -108,7 +107,7 @@ class _ParsedCache:
     """Parsed metadata files, known by name while their size, times and inode are the same:
     YAML parsing is most of the cost of reading a large Library, and the files seldom
     change between checks. A file changed just before it was read is not kept: its stat
-    could stay the same through another write (see `read.seen`)."""
+    could stay the same through another write (see `incremental.FilesSeen`)."""
 
     def __init__(self, path: Path | None):
         self.path = path

@@ -6,12 +6,11 @@ import os
 from pathlib import Path
 
 from sourcebook.diagnostics import Diagnostics, Pos
+from sourcebook.incremental import FilesSeen, Memo
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.record import Record
 from sourcebook.read.entities import EntityFile, FileRead, reading
-from sourcebook.read.kept import Kept
 from sourcebook.read.paths import Confined, check_published_links
-from sourcebook.read.seen import FilesSeen
 from sourcebook.read.settings import RecordError, read_settings
 from sourcebook.runtime.collector import collector_paused
 
@@ -22,12 +21,12 @@ __all__ = ["RecordError", "read_record"]
 def read_record(
     root: Path | str,
     diagnostics: Diagnostics,
-    kept: Kept | None = None,
+    kept: Memo | None = None,
     seen: FilesSeen | None = None,
 ) -> Record | None:
     """Read every entity of the record at `root`; None when its settings cannot be read.
-    `kept`: front matter parsed by earlier runs (see `read.kept`); none where not given.
-    `seen`: the last read of each file, given again where it is unchanged (`read.seen`).
+    `kept`: front matter parsed by earlier runs (see `incremental.Memo`); none where not given.
+    `seen`: the last read of each file, given again where it is unchanged (`incremental.FilesSeen`).
 
     Raises RecordError when `root` is not a record at all.
     """

@@ -9,6 +9,9 @@ None of them changes what is built: the same record gives the same bytes either 
   in the workers (`runtime.collector`);
 - `exit`: the CLI leaves without freeing the record object by object (`runtime.exit`).
 
+Pure functions' memos within one process (`runtime.memo.memoized`) have no switch: they
+change nothing but how often a value is computed.
+
 `SOURCEBOOK_PLAIN=1` (or `all`) turns every one off; `SOURCEBOOK_PLAIN=collector,exit`
 turns off those named. bench/bench_runtime.py measures what each saves.
 """

@@ -26,11 +26,11 @@ from pathlib import Path
 from sourcebook import __version__
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.files import write_atomic
+from sourcebook.incremental import Store
 from sourcebook.model.record import Record
 from sourcebook.model.settings import Settings
 from sourcebook.model.watch import FOLDER, RUNS, SUFFIX, Run, Visit
 from sourcebook.read.paths import Confined
-from sourcebook.read.state import state_folder
 from sourcebook.read.watch import line_of, run_line
 from sourcebook.watch.polite import Polite, Visitor
 from sourcebook.watch.robots import Robots
@@ -168,7 +168,7 @@ def _locked(root: Path) -> Iterator[Path | None]:
     watch alone."""
     import fcntl
 
-    kept = state_folder(root, FOLDER)
+    kept = Store.of(root).folder(FOLDER)
     if kept is None:
         yield None
         return

@@ -1,11 +1,11 @@
-"""build_house: every volume of a checked house under its base path, and the house's own
+"""write_house: every volume of a checked house under its base path, and the house's own
 pages, in one site swapped in whole."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -14,9 +14,8 @@ from xml.sax.saxutils import escape
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from sourcebook.check.house import volume_name
-from sourcebook.check.result import CheckedHouse
-from sourcebook.compile import published
-from sourcebook.derive import derive_checked
+from sourcebook.check.result import Checked, CheckedHouse
+from sourcebook.derive import Derived
 from sourcebook.publish.house.series import CORRECTIONS_URL, HouseView, SeriesCorrections
 from sourcebook.publish.site.build import BuildError, Built, SiteBuild
 from sourcebook.publish.site.formats.feeds import timestamp
@@ -34,30 +33,30 @@ HOUSE_SITEMAP_URL = "/house-sitemap.xml"
 ROBOTS_URL = "/robots.txt"
 
 
-def build_house(
+def write_house(
     checked: CheckedHouse,
+    volumes: Sequence[tuple[Checked, Derived]],
     out_dir: Path | str,
     *,
     jobs: int | None = None,
     notify_urls: dict[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
-    drafts: bool = False,
 ) -> Built:
-    """Write the site of the house into `out_dir`: each volume as `build_site` writes it,
-    under its own base path, and the house's pages at the root. A house with errors in any
-    volume is never built; the site is swapped in only once it is whole."""
+    """The publish stage of a house: write its site into `out_dir`, each volume (as it is
+    published, with what derive made of it) as `write_site` writes it under its own base
+    path, and the house's pages at the root. A house with errors in any volume is never
+    written; the site is swapped in only once it is whole."""
     if not checked.ok or checked.house is None:
-        raise BuildError("the house has errors: run 'sourcebook check' on it to see them")
+        raise BuildError(HOUSE_HAS_ERRORS)
     started = time.perf_counter()
     series = SeriesCorrections.gather(checked)
-    volumes = [(volume_name(one.record), one) for _, one in checked.volumes if one.record]
-    total = done = 0
+    done = 0
     with ExitStack() as stack:
         builds = []
         files = set(HOUSE_FILES)
-        for name, one in volumes:
-            shown = published(one, drafts)
+        for shown, derived in volumes:
             assert shown.record is not None
+            name = volume_name(shown.record)
             site = SiteBuild(
                 shown.record,
                 shown.graph,
@@ -65,21 +64,22 @@ def build_house(
                 notify_url=(notify_urls or {}).get(name),
                 series=series.in_series(name),
             )
-            stack.enter_context(site).cite(one.proofs)
+            stack.enter_context(site).cite(shown.proofs)
             files |= site.files()
-            builds.append((site, shown))
-        views = {name: site.view for (name, _), (site, _) in zip(volumes, builds, strict=True)}
-        house = HousePages(checked, series, views)
+            builds.append((name, site, derived))
+        house = HousePages(checked, series, {name: site.view for name, site, _ in builds})
         files |= house.files()
         try:
             with staged(Path(out_dir), files) as staging:
-                for site, shown in builds:
-                    derived = derive_checked(shown)
+                for _, site, derived in builds:
                     done += site.write_into(staging, derived, progress=_offset(progress, done))
                 total = done + house.write(staging)
         except SwapError as exc:
             raise BuildError(str(exc)) from None
     return Built(Path(out_dir), total, time.perf_counter() - started, jobs or 1)
+
+
+HOUSE_HAS_ERRORS = "the house has errors: run 'sourcebook check' on it to see them"
 
 
 def _offset(

@@ -1,5 +1,5 @@
 """The companion website: every page of a checked record, rendered as the exemplar page."""
 
-from sourcebook.publish.site.build import BuildError, SiteBuild, build_site
+from sourcebook.publish.site.build import BuildError, SiteBuild, write_site
 
-__all__ = ["BuildError", "SiteBuild", "build_site"]
+__all__ = ["BuildError", "SiteBuild", "write_site"]

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from sourcebook.check.result import Checked
-from sourcebook.compile import published
-from sourcebook.derive import Derived, derive_checked
+from sourcebook.derive import Derived
+from sourcebook.incremental import READS, SiteMemo, Token
 from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
@@ -31,11 +31,12 @@ from sourcebook.publish.site.formats.feeds import feed
 from sourcebook.publish.site.formats.structured import json_ld
 from sourcebook.publish.site.formats.twins import with_twins
 from sourcebook.publish.site.kept_site import (
-    KeptSite,
     PageMade,
     SiteMade,
     Snapshot,
     folder_of,
+    site_made,
+    site_plain,
 )
 from sourcebook.publish.site.pages.page import (
     CSV_TEMPLATE,
@@ -67,7 +68,7 @@ from sourcebook.publish.site.pages.sections import DRAWN_TEMPLATES
 from sourcebook.publish.site.pages.series import InSeries
 from sourcebook.publish.site.pages.site_pages import navigation, site_pages
 from sourcebook.publish.site.pages.urls import Urls
-from sourcebook.publish.site.reads import READS, Token, context_reads
+from sourcebook.publish.site.reads import context_reads
 from sourcebook.publish.site.search.index import (
     LEFT_OUT,
     Indexed,
@@ -126,36 +127,32 @@ class Built:
     """The files written afresh, where a build kept the rest of the last one's."""
 
 
-def build_site(
-    checked: Checked,
+def write_site(
+    shown: Checked,
+    derived: Derived,
     out_dir: Path | str,
     *,
-    progress: Callable[[int, int], None] | None = None,
     jobs: int | None = None,
-    derived: Derived | None = None,
     notify_url: str | None = None,
-    drafts: bool = False,
     search: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    kept: SiteMemo[SiteMade] | None = None,
 ) -> Built:
-    """Write the site of `checked` into `out_dir`; a record with errors is never built.
+    """The publish stage: write the site of `shown` (a checked record as it is published:
+    see `compile.published`), with what derive made of it, into `out_dir`; a record with
+    errors is never written.
 
-    `derived` is what the derive stage computed from `checked` (computed here where not
-    given, or where the site leaves drafts out). `progress(done, total)` is called as pages
-    are written. The site is written beside `out_dir` and swapped in only once it is whole,
-    with its search index unless `search` is False (`serve` makes it after, with
-    `Built.search_job`). Drafts are left out of every file of it, unless `drafts`: then
-    they are in, each marked as a draft.
+    `progress(done, total)` is called as pages are written. The site is written beside
+    `out_dir` and swapped in only once it is whole, with its search index unless `search`
+    is False (`serve` makes it after, with `Built.search_job`). `kept`: the last site written
+    and what its pages read, so that only what changed is written (see `SiteBuild.write`).
     """
-    if not checked.ok or checked.record is None:
+    if not shown.ok or shown.record is None:
         raise BuildError(RECORD_HAS_ERRORS)
-    shown = published(checked, drafts)
-    if shown is not checked or derived is None:  # derived anew for the record shown
-        derived = derive_checked(shown)
-    assert shown.record is not None
     with SiteBuild(
-        shown.record, shown.graph, jobs=jobs, notify_url=notify_url, search=search
+        shown.record, shown.graph, jobs=jobs, notify_url=notify_url, search=search, kept=kept
     ) as site:
-        site.cite(checked.proofs)
+        site.cite(shown.proofs)
         return site.write(out_dir, derived, progress=progress)
 
 
@@ -183,12 +180,11 @@ class _Prepared:
 
 class SiteBuild:
     """One build of a linked record's site (the record as published: see
-    `link.without_drafts`), in three steps: `render_prose` (optional) has workers render
-    the prose every page draws on, which needs nothing but the linked record, so that it
-    overlaps with check; `cite` takes check's proof of the quotes, which the sources'
-    citations show; `write` writes the pages and swaps the site in (a house, which holds
-    this site among others, calls `files` and `write_into` instead). Leaving the `with`
-    block stops any worker still running.
+    `link.without_drafts`), in two steps: `cite` takes check's proof of the quotes, which
+    the sources' citations show; `write` writes the pages and swaps the site in (a house,
+    which holds this site among others, calls `files` and `write_into` instead). On two or
+    more cores, workers render the prose every page draws on first. Leaving the `with` block
+    stops any worker still running.
     """
 
     def __init__(
@@ -200,13 +196,13 @@ class SiteBuild:
         notify_url: str | None = None,
         series: InSeries | None = None,
         search: bool = True,
-        kept: KeptSite | None = None,
+        kept: SiteMemo[SiteMade] | None = None,
     ):
         self._search = search
         self._kept = kept
         """The last site written, where the build keeps what its pages read for the next:
         then it writes only what changed since (see `write`)."""
-        self._after_kept = kept is not None and kept.last is not None and not kept.in_place
+        self._after_kept = kept is not None and kept.found and not kept.in_place
         """A `build` after one it kept: the prose is rendered with the pages that show it."""
         self._prepared: _Prepared | None = None
         self._error: BuildError | None = None
@@ -216,6 +212,9 @@ class SiteBuild:
         """The search index the build made (where `search`)."""
         self.search_job: SearchJob | None = None
         """What indexing the site needs, for `serve` to do after the build."""
+        self._last_index: Kept | None = None
+        """The buckets of the search index the last build kept, and where they are (see
+        `search.buckets`): those whose pages are as they were are kept."""
         self._reads: dict[str, frozenset[Token]] | None = None
         """What each page read, where the build keeps it for the next."""
         self._contexts: dict[str, tuple[bytes, frozenset[Token]]] = {}
@@ -233,9 +232,8 @@ class SiteBuild:
         if self._prose is not None:
             self._prose.cancel()
 
-    def render_prose(self) -> None:
-        """On two or more cores, start workers rendering the prose while this process goes
-        on (checking the record)."""
+    def _start_prose(self) -> None:
+        """On two or more cores, start workers rendering the prose every page draws on."""
         site = self._prepared
         if site is None or site.jobs <= 1 or self._prose is not None:
             return
@@ -272,13 +270,16 @@ class SiteBuild:
         assert site is not None
         out = Path(os.path.abspath(out_dir))
         kept = self._kept
-        last = kept.last if kept is not None else None
+        last = kept.lookup(site_made) if kept is not None else None
+        if kept is not None and not kept.in_place and last is not None:
+            bundle = bundle_path(site.urls.base).strip("/")
+            self._last_index = Kept(last.index, last.out / bundle)
         changed = None
         if kept is not None:
             now = self._note_reads(derived, last.snapshot if last is not None else None)
             if last is not None and last.holds(out):
                 changed = now.changes(last.snapshot)
-            kept.last = None  # until the site at `out` is whole again
+            kept.forget()  # until the site at `out` is whole again
         written = None
         try:
             if changed is not None and last is not None and kept is not None and kept.in_place:
@@ -297,10 +298,10 @@ class SiteBuild:
         except SwapError as exc:
             raise BuildError(str(exc)) from None
         if kept is not None:
-            kept.last = self._made(out, now, files, last)
-            if not kept.in_place and self.indexed is not None:
-                bundle = out / bundle_path(site.urls.base).strip("/")
-                Kept(self.indexed.names, bundle).save(site.record.root)
+            buckets = self.indexed.names if self.indexed is not None else frozenset()
+            if written == 0 and last is not None:
+                buckets = last.index  # the site there, its index with it, is as it was
+            kept.record(self._made(out, now, files, last, buckets), site_plain)
         seconds = time.perf_counter() - started
         pages = len(site.pages)
         return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
@@ -321,12 +322,19 @@ class SiteBuild:
         return Snapshot.of(site.record, site.graph, derived, self._proofs, shared, last)
 
     @collector_paused()  # what it makes is kept until the next build
-    def _made(self, out: Path, now: Snapshot, files: set[str], last: SiteMade | None) -> SiteMade:
+    def _made(
+        self,
+        out: Path,
+        now: Snapshot,
+        files: set[str],
+        last: SiteMade | None,
+        index: frozenset[str],
+    ) -> SiteMade:
         """What this build wrote, for the next: each page with what it read (a page it did
-        not write, as the last build noted it)."""
+        not write, as the last build noted it), and the buckets of its search index."""
         site = self._prepared
         assert site is not None and self._reads is not None
-        made = SiteMade(out, now, site.view, files=files, folder=folder_of(out))
+        made = SiteMade(out, now, site.view, files=files, folder=folder_of(out), index=index)
         for page in site.pages:
             read = self._reads.get(page.url)
             if read is None:  # kept from the last build
@@ -432,10 +440,8 @@ class SiteBuild:
         site, job = self._prepared, self.search_job
         if not self._search or job is None or site is None:
             return
-        kept = self._kept
-        last = Kept.load(site.record.root) if kept is not None and not kept.in_place else None
         try:
-            self.indexed = job.run(folder, folder, last)
+            self.indexed = job.run(folder, folder, self._last_index)
         except (SearchError, OSError) as exc:
             raise BuildError(str(exc)) from None
 
@@ -520,10 +526,9 @@ class SiteBuild:
             raise RenderError(f"{where}{exc}") from None
 
     def _adopt_prose(self) -> None:
-        """The prose every page draws on, brought back from the workers (started here if
-        `render_prose` did not)."""
+        """The prose every page draws on, rendered by workers and brought back."""
         if self._prose is None:
-            self.render_prose()
+            self._start_prose()
             if self._error is not None:
                 raise self._error
             if self._prose is None:

@@ -1,15 +1,15 @@
 """What a build wrote and what each of its pages read, so that the next writes only what
-an edit changed: `serve` keeps it in memory from save to save, `build` in the record's
-state folder from run to run.
+an edit changed: the site's memo (`incremental.SiteMemo`) keeps it, in memory from save to
+save for `serve`, in the record's state folder from run to run for `build`.
 
-A build's `Snapshot` holds what its pages can read, as digests (`digests.py`): the
+A build's `Snapshot` holds what its pages can read, as digests (`incremental.Digester`): the
 entities (each known by the hash of the file it was read from), the links between them
 and the names link found in each prose field, what derive computed (by parts), what check
 proved of each source's quotes, the Library's items; and, as one hash, everything every
 page reads alike — the settings, the record's own templates and static files, the
 navigation, the releases, which entities there are. The next build compares its snapshot
 with the last: where that one hash differs every page is written again; otherwise the
-differences become tokens (see `reads.py`), and a page is written again only where its
+differences become tokens (see `incremental.Reads`), and a page is written again only where its
 URL is new, its context is not the same, or it read a token the edit changed. The
 property tests `tests/test_serve_equivalence.py` and `tests/test_build_kept.py` hold the
 result to a clean build, byte for byte.
@@ -17,9 +17,6 @@ result to a clean build, byte for byte.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import marshal
 import os
 from array import array
 from collections.abc import Iterator
@@ -27,22 +24,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sourcebook import incremental
 from sourcebook.derive import Derived
-from sourcebook.files import write_atomic
+from sourcebook.incremental import Digester, Token
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Campus, Source, Term
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key
-from sourcebook.publish.site.digests import Digester
 from sourcebook.publish.site.pages.urls import ENTITY_PATHS
-from sourcebook.publish.site.reads import Token
 from sourcebook.publish.site.serving.swap import MARK
 from sourcebook.publish.site.view.citations import proven_quotes
-from sourcebook.read.kept import code
 from sourcebook.read.paths import Confined
-from sourcebook.read.state import state_folder
 
 OWN_FOLDERS = ("templates", "static", "watch")
 """The record's folders every page may read from: a watch's log changes the sources'
@@ -58,7 +52,7 @@ class PageMade:
 
 
 class Facts(NamedTuple):
-    """What pages can read of one entity, as digests (see `digests.py`)."""
+    """What pages can read of one entity, as digests (see `incremental.Digester`)."""
 
     fields: bytes
     """Every field of it but its body."""
@@ -116,9 +110,6 @@ class Snapshot:
             repr(sorted(record.broken)),
             *map(repr, shared),
         ]
-        digest = hashlib.sha256()
-        for part in everything:
-            digest.update(hashlib.sha256(str(part).encode("utf-8", "surrogatepass")).digest())
         digester = Digester()
         proven = {s.id: proven_quotes(proofs, s) for s in _sources(record)} if proofs else {}
         read_as = {key: record.read_as.get(key, b"") for key in keys}
@@ -137,7 +128,7 @@ class Snapshot:
             entity = record.entities[key[0]][key[1]]
             entities[key] = _facts(entity, graph, reads.get(key), digester)
         return cls(
-            shared=digest.digest(),
+            shared=incremental.key_of(*map(str, everything)),
             names=names,
             read_as=read_as,
             entities=entities,
@@ -171,15 +162,15 @@ class Snapshot:
             changed |= {("in", *target) for target, _ in old.refs ^ now.refs}
             if {target for target, _ in old.refs} != {target for target, _ in now.refs}:
                 changed.add(("out", *key))
-        whole = ("d", "*")
+        whole = ("derived", "*")
         if before.derived[whole] != self.derived[whole]:  # else no part of it differs
             changed |= _differ(before.derived, self.derived)
-        changed |= {("p", i) for i in _differ(before.proven, self.proven)}
-        changed |= {("lib", shelf) for shelf in _differ(before.library, self.library)}
+        changed |= {("proven", i) for i in _differ(before.proven, self.proven)}
+        changed |= {("library", shelf) for shelf in _differ(before.library, self.library)}
         return changed
 
     def plain(self) -> tuple[Any, ...]:
-        """This as plain values, for `marshal` (see `KeptSite.save`)."""
+        """This as plain values, for `marshal` (see `site_plain`)."""
         entities = {key: tuple(facts) for key, facts in self.entities.items()}
         return (self.shared, self.names, self.read_as, entities, self.wiki, self.derived,
                 self.proven, self.library)  # fmt: skip
@@ -240,7 +231,7 @@ def _entity_changes(key: Key, old: Facts, new: Facts) -> set[Token]:
     one that only asks whether it has one reads the same)."""
     changed: set[Token] = {("body", *key)} if old.body != new.body else set()
     if old.fields != new.fields or old.has_body != new.has_body:
-        changed |= {("e", *key), ("k", key[0]), *old.grouped, *new.grouped}
+        changed |= {("entity", *key), ("kind", key[0]), *old.grouped, *new.grouped}
     if old.path != new.path:
         changed.add(("url", *key))
     return changed
@@ -273,19 +264,19 @@ def _differ(before: dict[Any, Any], now: dict[Any, Any]) -> set[Any]:
 
 def derived_parts(derived: Derived) -> Iterator[tuple[Token, Any]]:
     """What derive computed, in the parts `Computed` notes as pages read them."""
-    yield ("d", "*"), derived
-    yield ("d", "as_of"), derived.as_of
-    yield from ((("d", "row", r.indicator), r) for r in derived.rows)
-    yield from ((("d", "verdict", v.test), v) for v in derived.verdicts)
-    yield from ((("d", "scenario", s.id), s) for s in derived.scenarios)
-    yield from ((("d", "campus", c), state) for c, state in derived.campuses.items())
+    yield ("derived", "*"), derived
+    yield ("derived", "as_of"), derived.as_of
+    yield from ((("derived", "row", r.indicator), r) for r in derived.rows)
+    yield from ((("derived", "verdict", v.test), v) for v in derived.verdicts)
+    yield from ((("derived", "scenario", s.id), s) for s in derived.scenarios)
+    yield from ((("derived", "campus", c), state) for c, state in derived.campuses.items())
     for owner, timelines in derived.timelines.items():
-        yield ("d", "timelines", *owner), timelines
+        yield ("derived", "timelines", *owner), timelines
         for timeline in timelines:
-            yield from ((("d", "point", p.figure), p) for p in timeline.points)
+            yield from ((("derived", "point", p.figure), p) for p in timeline.points)
     conflicts: dict[Token, list[Any]] = {}
     for conflict in derived.conflicts:
-        conflicts.setdefault(("d", "conflicts", *conflict.owner), []).append(conflict)
+        conflicts.setdefault(("derived", "conflicts", *conflict.owner), []).append(conflict)
     yield from conflicts.items()
 
 
@@ -294,7 +285,7 @@ def _own_files(root: Path) -> Iterator[str]:
     confined = Confined(root)
     for folder in OWN_FOLDERS:
         for path, shown in confined.files(root / folder, "", hidden=True):
-            yield f"{folder}{shown}:{hashlib.sha256(Path(path).read_bytes()).hexdigest()}"
+            yield f"{folder}{shown}:{incremental.key_of(Path(path).read_bytes()).hex()}"
 
 
 @dataclass
@@ -310,6 +301,9 @@ class SiteMade:
     files: set[str] = field(default_factory=set)
     folder: tuple[int, ...] = ()
     """`out` as the build left it (see `folder_of`)."""
+    index: frozenset[str] = frozenset()
+    """The folders of the buckets of its search index (see `search.buckets`): the next
+    build keeps those it would make again, linked from the site at `out`."""
 
     def holds(self, out: Path) -> bool:
         """Whether the site at `out` is still the one this describes."""
@@ -328,60 +322,24 @@ def folder_of(path: Path) -> tuple[int, ...]:
     return (found.st_dev, found.st_ino, found.st_ctime_ns)
 
 
-@dataclass
-class KeptSite:
-    """The last site a build wrote, kept for the next: by `serve` in memory (it writes into
-    the site it serves, `in_place`), by `build` in the record's state folder (`load`,
-    `save`; it writes a copy and swaps it in whole)."""
-
-    last: SiteMade | None = None
-    in_place: bool = True
-
-    @classmethod
-    def load(cls, root: Path) -> KeptSite:
-        """The site the last `build` of the record at `root` wrote, as kept in its state
-        folder; none where that cannot be read, or was kept by another version."""
-        folder = state_folder(root, _PART)
-        try:
-            assert folder is not None
-            data = marshal.loads((folder / _FILE).read_bytes())
-            return cls(_site_made(data), in_place=False)
-        except _UNREADABLE:
-            return cls(in_place=False)
-
-    def save(self, root: Path) -> None:
-        """Keep the last site in the record's state folder, whole or not at all."""
-        folder = state_folder(root, _PART)
-        if folder is None or self.last is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            write_atomic(folder / _FILE, marshal.dumps(_plain(self.last)))
-
-
-_PART = "site"
-_FILE = "site.marshal"
-_FORMAT = 1
-_UNREADABLE = (AssertionError, OSError, ValueError, EOFError, TypeError, IndexError, KeyError)
-"""What reading a kept site that is not whole, or not of this version, raises: it is not
-used, and the next build writes the site whole."""
-
-
-def _plain(made: SiteMade) -> tuple[Any, ...]:
-    """`made` as plain values for `marshal`: each page's tokens by their place in one table."""
+def site_plain(made: SiteMade) -> tuple[Any, ...]:
+    """`made` as plain values for the site's memo: each page's tokens by their place in one
+    table."""
     table: dict[Token, int] = {}
     pages = {}
     for url, page in made.pages.items():
         places = array("I", [table.setdefault(token, len(table)) for token in page.reads])
         pages[url] = (page.template, page.context, places.tobytes())
-    header = (_FORMAT, code(), str(made.out), made.folder)
+    header = (str(made.out), made.folder, sorted(made.index))
     return (header, made.snapshot.plain(), list(table), pages, sorted(made.files))
 
 
-def _site_made(data: Any) -> SiteMade:
+def site_made(data: Any) -> SiteMade:
+    """What `site_plain` made plain, read back (raises where it is not whole)."""
     header, snapshot, tokens, pages, files = data
-    assert header[:2] == (_FORMAT, code())
-    out, folder = Path(header[2]), tuple(header[3])
-    made = SiteMade(out, Snapshot.from_plain(snapshot), None, files=set(files), folder=folder)
+    out, folder, index = Path(header[0]), tuple(header[1]), frozenset(header[2])
+    snapshot_made = Snapshot.from_plain(snapshot)
+    made = SiteMade(out, snapshot_made, None, files=set(files), folder=folder, index=index)
     for url, (template, context, places) in pages.items():
         read = frozenset(tokens[i] for i in array("I", places))
         made.pages[url] = PageMade(template, context, read)

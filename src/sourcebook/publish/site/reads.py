@@ -1,126 +1,17 @@
-"""What each page of a build read: the entities, the backlinks, the derived values.
+"""What each page of a build read: the record as pages read it, and their contexts.
 
-`serve` re-renders after an edit only the pages that read something the edit changed
-(see `kept_site.py`). For that, while a page renders, everything it reads of the record
-is noted as a token:
-
-- `("e", kind, id)`: an entity, every field of it but its body;
-- `("body", kind, id)`: its body (a page that shows it renders it, and notes that);
-- `("url", kind, id)`: where its page is, as a link to it in prose shows it;
-- `("out", kind, id)`: what it refers to;
-- `("k", kind)`: which entities of a kind there are, and each of them;
-- `("in", kind, id)`: what refers to an entity (its backlinks);
-- `("d", part, …)`: a part of what derive computed (`Computed` notes which);
-- `("read", kind, id, field)`: the names link found in a prose field; `("names",)`: all
-  the record's names, for a text link did not read; `("wiki", kind, target)`: what a wiki
-  link leads to;
-- `("first", chapter)`: the terms a chapter is the first of; `("roles", party)`: the
-  campuses that name a party;
-- `("p", id)`: what check proved of a source's quotes; `("lib", shelf)`: a Library item.
-
-What is made once and shared by many pages (a prose field rendered, a citation, a list
-item) carries the tokens read while making it to every page that uses it (`cached`).
-Notes are taken only while a page is open (`page`): any other build pays a test or two.
+The tokens a page reads are noted by `incremental.READS` (see `incremental._reads` for what
+each token names); this is what of it is about the site's pages: the record that notes
+each entity a page asks for, and a page's context as one build compares it with the next.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import Any
 
+from sourcebook.incremental import READS, Token
 from sourcebook.model.base import Entity
 from sourcebook.model.record import Record
-
-Token = tuple[Any, ...]
-T = TypeVar("T")
-_MISSING = object()
-
-
-class Shared(dict):  # type: ignore[type-arg]
-    """A cache of what many pages share, with what making each value read (`Reads.cached`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.reads: dict[Any, frozenset[Token]] = {}
-
-    def clear(self) -> None:
-        super().clear()
-        self.reads.clear()
-
-    def subset(self, keys: Iterable[Any]) -> Shared:
-        """The values under `keys` that this holds, with what each read."""
-        found = Shared()
-        for key in keys:
-            if key in self:
-                found[key] = self[key]
-                if key in self.reads:
-                    found.reads[key] = self.reads[key]
-        return found
-
-    def take(self, other: Shared) -> None:
-        """Take in `other`'s values, with what each read (made in another process)."""
-        self.update(other)
-        self.reads.update(other.reads)
-
-    def carry(self, last: Shared, changed: set[Token]) -> None:
-        """Take from the last build's cache each value that read nothing `changed`."""
-        for key, read in last.reads.items():
-            if read.isdisjoint(changed):
-                self[key] = last[key]
-                self.reads[key] = read
-
-
-class Reads:
-    """The tokens read by the page being rendered, and by what it shares with others."""
-
-    def __init__(self) -> None:
-        self._open: list[set[Token]] = []
-
-    def note(self, token: Token) -> None:
-        if self._open:
-            self._open[-1].add(token)
-
-    def note_all(self, tokens: Iterator[Token] | list[Token] | frozenset[Token]) -> None:
-        if self._open:
-            self._open[-1].update(tokens)
-
-    def entity(self, entity: Entity | None) -> None:
-        if self._open and entity is not None:
-            self._open[-1].add(("e", *entity.key))
-
-    @contextlib.contextmanager
-    def page(self) -> Iterator[set[Token]]:
-        """Note what is read inside the block, into the set it yields."""
-        found: set[Token] = set()
-        self._open.append(found)
-        try:
-            yield found
-        finally:
-            self._open.pop()
-
-    def cached(self, cache: Shared, key: Any, make: Callable[..., T], *args: Any) -> T:
-        """`cache[key]`, made by `make(*args)` where missing; what making it read is noted
-        for every page that uses it, not only the first. A value made while no page was
-        open is made again the first time a page uses it, to learn what it reads."""
-        if not self._open:
-            found = cache.get(key, _MISSING)
-            if found is _MISSING:
-                found = cache[key] = make(*args)
-            return found  # type: ignore[no-any-return]
-        read = cache.reads.get(key)
-        if read is not None:
-            self._open[-1].update(read)
-            return cache[key]  # type: ignore[no-any-return]
-        with self.page() as tokens:
-            value = cache[key] = make(*args)
-        cache.reads[key] = frozenset(tokens)
-        self._open[-1].update(tokens)
-        return value
-
-
-READS = Reads()
-"""The notes of this process's build (builds in one process run one after another)."""
 
 
 class TracedRecord(Record):
@@ -133,15 +24,15 @@ class TracedRecord(Record):
         return traced
 
     def get(self, kind: str, entity_id: str) -> Entity | None:
-        READS.note(("e", kind, entity_id))
+        READS.note(("entity", kind, entity_id))
         return super().get(kind, entity_id)
 
     def of(self, kind: str) -> list[Entity]:
-        READS.note(("k", kind))
+        READS.note(("kind", kind))
         return super().of(kind)
 
     def entities_keys(self) -> list[tuple[str, str]]:
-        READS.note_all([("k", kind) for kind in self.entities])
+        READS.note_all([("kind", kind) for kind in self.entities])
         return super().entities_keys()
 
 
@@ -162,7 +53,7 @@ def _shown(
     seen: dict[int, tuple[Any, set[Token]]] | None = None,
 ) -> Any:
     if isinstance(value, Entity):
-        tokens.add(("e", *value.key))
+        tokens.add(("entity", *value.key))
         return ("entity", *value.key)
     if isinstance(value, str | int | float | bool | type(None)):
         return value

@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from sourcebook.derive import Derived
 from sourcebook.derive.charts import ChartData
+from sourcebook.incremental import READS
 from sourcebook.model.figures import Placed, placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
@@ -32,7 +33,6 @@ from sourcebook.publish.site.drawing.vega import (
     inline_svg,
 )
 from sourcebook.publish.site.pages.urls import Urls
-from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.view.wording import day, number
 
 FIGURE_COLUMNS = ("figure", "figures")
@@ -199,7 +199,7 @@ class DrawnCharts:
         found = self._placed().get(figure)
         if found is None:
             return figure
-        READS.note(("e", *found.owner.key))
+        READS.note(("entity", *found.owner.key))
         f = found.figure
         value = f"{f.qualifier} {shown(f.value, f.unit)}" if f.qualifier else shown(f.value, f.unit)
         return f"{found.owner.title}, {value} as of {day(f.as_of)}"

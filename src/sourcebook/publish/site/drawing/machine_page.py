@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from sourcebook.derive.campuses import Carried
 from sourcebook.derive.machine import NO_OWNER, Edge, Holding, Machine
+from sourcebook.incremental import READS
 from sourcebook.model.base import Entity
 from sourcebook.publish.site.drawing.machine import (
     LAYERS,
@@ -18,7 +19,6 @@ from sourcebook.publish.site.drawing.machine import (
     primary_role,
     role_words,
 )
-from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.view.wording import number
 
 if TYPE_CHECKING:
@@ -198,4 +198,4 @@ def _holding_document(held: Holding) -> dict[str, Any]:
 
 def machine_of(view: SiteView) -> MachineView:
     """The machine's page, drawn once per build: its HTML and its JSON twin share it."""
-    return READS.cached(view.once, "machine", MachineView, view)  # type: ignore[no-any-return]
+    return READS.lookup(view.once, "machine", MachineView, view)  # type: ignore[no-any-return]

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
+from sourcebook.incremental import READS
 from sourcebook.link.markdown import FIGURE, paper_text
 from sourcebook.link.mentions import PAPER
 from sourcebook.model.kinds import Chart, Paper, Source
-from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.view.prose_html import paper_markdown
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ _SECTION = re.compile(
 def paper_of(view: SiteView, paper: Paper) -> RenderedPaper:
     """The paper rendered once per build: the page and its PDF share it."""
     key = ("paper", paper.id)
-    return READS.cached(view.once, key, render_paper, view, paper)  # type: ignore[no-any-return]
+    return READS.lookup(view.once, key, render_paper, view, paper)  # type: ignore[no-any-return]
 
 
 def paper_authors(view: SiteView, paper: Paper) -> list[str]:
@@ -68,7 +68,7 @@ def paper_sections(rendered: RenderedPaper) -> list[tuple[str, str, str]]:
 
 def render_paper(view: SiteView, paper: Paper) -> RenderedPaper:
     renderer = view.prose.renderer
-    READS.note_all([("e", *paper.key), ("body", *paper.key)])
+    READS.note_all([("entity", *paper.key), ("body", *paper.key)])
     read = renderer.read(paper.body, paper.key, "body", PAPER)
     env: dict = {"owner": paper.key, "terms": set(), "read": read}
     md = paper_markdown(renderer)

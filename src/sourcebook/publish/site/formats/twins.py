@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sourcebook.incremental import READS
 from sourcebook.model.base import Entity
 from sourcebook.publish.site.formats.json_text import dumps, plain_value
-from sourcebook.publish.site.reads import READS
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.pages.page import Page

@@ -29,7 +29,6 @@ import types
 from collections import OrderedDict, defaultdict
 from datetime import date, datetime, time, timedelta
 from enum import Enum
-from functools import cache
 from typing import Any
 
 from jinja2 import nodes
@@ -101,6 +100,7 @@ from sourcebook.publish.site.view.page_prose import PageProse
 from sourcebook.publish.site.view.query import Query
 from sourcebook.publish.site.view.site_view import SiteView
 from sourcebook.publish.site.view.watched import Address, CopyContext, CopyPage, HeldCopy
+from sourcebook.runtime.memo import memoized
 
 PLAIN = frozenset(
     {
@@ -138,7 +138,7 @@ def fields(kind: type, *extra: str) -> frozenset[str]:
     return frozenset(names | set(extra))
 
 
-@cache
+@memoized()
 def readable() -> dict[type, frozenset[str]]:
     """What a template may read of each type it can reach, by its exact type."""
     entity = ("kind", "key")
@@ -275,7 +275,7 @@ def readable() -> dict[type, frozenset[str]]:
     return found
 
 
-@cache
+@memoized()
 def static_methods() -> frozenset[int]:
     """The static methods a template may call, as reading them gives them (a function, by
     its id: each lives as long as its class)."""

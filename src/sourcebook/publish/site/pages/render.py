@@ -30,13 +30,13 @@ from jinja2 import (
 )
 from jinja2.loaders import split_template_path
 
+from sourcebook.incremental import READS, SharedMemo, Token
 from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site.formats import twins
 from sourcebook.publish.site.pages.page import SEARCH_TEMPLATE, Page
 from sourcebook.publish.site.pages.reach import RecordSandbox
 from sourcebook.publish.site.pages.template_budget import Budget
 from sourcebook.publish.site.pages.urls import Urls
-from sourcebook.publish.site.reads import READS, Shared, Token
 from sourcebook.publish.site.serving.policy import page_policy, with_policy
 from sourcebook.publish.site.serving.swap import read_ahead, write_file
 from sourcebook.publish.site.view.citations import proven_quotes
@@ -164,7 +164,7 @@ class Writer:
         each with what writes one."""
         self._made: set[Path] = set()
         self.reads: dict[str, frozenset[Token]] | None = None
-        """What each page read, by URL, where the build keeps it (see `reads.py`)."""
+        """What each page read, by URL, where the build keeps it (see `incremental.Reads`)."""
 
     def render(self, page: Page) -> str:
         if page.template == twins.TEMPLATE:
@@ -275,7 +275,7 @@ def _noting(noting: bool) -> Iterator[None]:
         yield
 
 
-def _warm_share(share: tuple[int, int]) -> tuple[Shared, ...]:
+def _warm_share(share: tuple[int, int]) -> tuple[SharedMemo, ...]:
     """Render the prose of every `share[1]`-th entity from `share[0]`; return the caches."""
     view, entities, noting = forked_job()  # the view, the record's entities, whether noted
     with template_errors("while rendering the record's prose"), _noting(noting):
@@ -284,7 +284,7 @@ def _warm_share(share: tuple[int, int]) -> tuple[Shared, ...]:
     return view.prose.caches()  # type: ignore[no-any-return]
 
 
-def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[Shared, ...]:
+def _cite_share(task: tuple[tuple[int, int], dict[str, Any]]) -> tuple[SharedMemo, ...]:
     """Render the citation of every `share[1]`-th source from `share[0]`, given the proof
     of their quotes; return what was made."""
     view, _, noting = forked_job()

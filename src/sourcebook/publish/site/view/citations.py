@@ -17,13 +17,13 @@ from html import unescape as html_unescape
 
 from markupsafe import Markup, escape
 
+from sourcebook.incremental import READS, SharedMemo
 from sourcebook.library.report import Proof, QuoteReport
 from sourcebook.link.prose import quote_spans
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Party, PartyType, Source
 from sourcebook.model.person_names import name_parts
 from sourcebook.model.record import Record
-from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.view.prose_html import Rendered
 from sourcebook.publish.site.view.wording import day, join
 
@@ -47,9 +47,9 @@ class Citations:
         self.proven: dict[str, ProvenQuotes] = {}
         """Per source id, its annotation's proven quotes, where given from outside (a
         process forked before check proved them); otherwise read from `proofs`."""
-        self._full = Shared()
-        self._short = Shared()
-        self.shared: tuple[Shared, ...] = (self._full, self._short)
+        self._full = SharedMemo()
+        self._short = SharedMemo()
+        self.shared: tuple[SharedMemo, ...] = (self._full, self._short)
         """What it makes that pages share, for the next build to take what is unchanged."""
 
     def authors(self, source: Source) -> list[str]:
@@ -69,7 +69,7 @@ class Citations:
     def short(self, source: Entity) -> str:
         """Who and when, for a citation in running prose; made once per source, as pages
         name a source again and again."""
-        return READS.cached(self._short, source.id, self._make_short, source)
+        return READS.lookup(self._short, source.id, self._make_short, source)
 
     def _make_short(self, source: Entity) -> str:
         assert isinstance(source, Source)
@@ -85,7 +85,7 @@ class Citations:
         return f"{who}, {day(source.date)}" if source.date else who
 
     def full(self, source: Source) -> Rendered:
-        return READS.cached(self._full, source.id, self._make_full, source)
+        return READS.lookup(self._full, source.id, self._make_full, source)
 
     def head(self, source: Source) -> Markup:
         """Who, what and when in the house style (HTML): the citation without its notes,
@@ -111,7 +111,7 @@ class Citations:
 
     def _mark_quotes(self, source: Source, html: Markup) -> Markup:
         """Wrap each quote of the annotation in its verification, found by its words."""
-        READS.note(("p", source.id))
+        READS.note(("proven", source.id))
         proven = self.proven.get(source.id)
         if proven is None:
             report = self.proofs
@@ -200,7 +200,7 @@ class Citations:
 
     def _holding(self, shelf: str) -> str:
         """'Library S12 (the free portion), held since 5 October 2026, read again on …'."""
-        READS.note(("lib", shelf))
+        READS.note(("library", shelf))
         item = self.record.library.get(shelf)
         if item is None:
             return f"Library {escape(shelf)}"

@@ -22,6 +22,7 @@ from sourcebook.derive import (
 )
 from sourcebook.derive.campuses import Carried
 from sourcebook.derive.scenarios import Year
+from sourcebook.incremental import READS
 from sourcebook.model.base import Entity
 from sourcebook.model.units import UnitError, shown
 from sourcebook.publish.site.drawing.line_charts import (
@@ -32,7 +33,6 @@ from sourcebook.publish.site.drawing.line_charts import (
     legend,
     line_chart,
 )
-from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.view.wording import days_in_words
 
 OUTCOME_WORDS = {"pending": "Pending", "passed": "Passed", "failed": "Failed"}
@@ -63,48 +63,48 @@ class Computed:
             for p in t.points
         }
 
-    # Each part is noted as a page reads it (see `reads.py`), the whole where a page reads
-    # `derived` itself; `kept_site.derived_changes` finds the parts an edit changed.
+    # Each part is noted as a page reads it (see `incremental.Reads`), the whole where a page reads
+    # `derived` itself; `kept_site.Snapshot.changes` finds the parts an edit changed.
 
     @property
     def derived(self) -> Derived:
-        READS.note(("d", "*"))
+        READS.note(("derived", "*"))
         return self._derived
 
     @property
     def as_of(self) -> str:
-        READS.note(("d", "as_of"))
+        READS.note(("derived", "as_of"))
         return self._derived.as_of
 
     def row(self, indicator: Entity) -> Row | None:
-        READS.note(("d", "row", indicator.id))
+        READS.note(("derived", "row", indicator.id))
         return self._rows.get(indicator.id)
 
     def verdict(self, test: Entity) -> Verdict | None:
-        READS.note(("d", "verdict", test.id))
+        READS.note(("derived", "verdict", test.id))
         return self._verdicts.get(test.id)
 
     def timelines(self, owner: Entity) -> list[Timeline]:
-        READS.note(("d", "timelines", *owner.key))
+        READS.note(("derived", "timelines", *owner.key))
         return self._derived.timelines.get(owner.key, [])
 
     def conflicts(self, owner: Entity) -> list[Conflict]:
-        READS.note(("d", "conflicts", *owner.key))
+        READS.note(("derived", "conflicts", *owner.key))
         return self._conflicts.get(owner.key, [])
 
     def point(self, figure: str) -> TimelinePoint | None:
         """A figure by its id, as its timeline holds it."""
-        READS.note(("d", "point", figure))
+        READS.note(("derived", "point", figure))
         return self._points.get(figure)
 
     def campus(self, campus: Entity) -> CampusState | None:
         """The campus's stage, evidenced power and chips, as every page shows them."""
-        READS.note(("d", "campus", campus.id))
+        READS.note(("derived", "campus", campus.id))
         return self._derived.campuses.get(campus.id)
 
     def evidenced(self, measure: str) -> list[tuple[str, Carried]]:
         """Each campus with its evidenced `measure` ('power' or 'chips'), by campus id."""
-        READS.note(("d", "*"))
+        READS.note(("derived", "*"))
         if measure not in ("power", "chips"):
             return []
         found = [(c, getattr(s, measure)) for c, s in sorted(self._derived.campuses.items())]
@@ -112,11 +112,11 @@ class Computed:
 
     def owner(self, figure: str) -> tuple[str, str] | None:
         """(kind, id) of the campus or party that holds a figure."""
-        READS.note(("d", "point", figure))
+        READS.note(("derived", "point", figure))
         return self._owners.get(figure)
 
     def scenario(self, scenario: Entity) -> ScenarioResult | None:
-        READS.note(("d", "scenario", scenario.id))
+        READS.note(("derived", "scenario", scenario.id))
         return self._scenarios.get(scenario.id)
 
     # Words.

@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from jinja2 import Environment
 from markupsafe import Markup
 
+from sourcebook.incremental import READS, SharedMemo
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Chapter, Party, Source, Term
 from sourcebook.model.record import Record
 from sourcebook.publish.site.pages.urls import Urls
-from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.view.citations import (
     Citations,
     ProvenQuotes,
@@ -44,10 +44,10 @@ class PageProse:
         citations.disclose = self.disclosed
         self.env: Environment | None = None
         """The templates, for `fragment`; set by the build once it has made them."""
-        self._prose = Shared()
-        self._plain = Shared()
-        self._fragments = Shared()
-        self.shared: tuple[Shared, ...] = (
+        self._prose = SharedMemo()
+        self._plain = SharedMemo()
+        self._fragments = SharedMemo()
+        self.shared: tuple[SharedMemo, ...] = (
             self._prose,
             self._plain,
             self._fragments,
@@ -90,12 +90,12 @@ class PageProse:
             if isinstance(source, Source):
                 READS.entity(source)
                 for shelf in source.library:
-                    READS.note(("lib", shelf))
+                    READS.note(("library", shelf))
         return marked(html, proven)
 
     def plain(self, entity: Entity, field: str) -> str:
         """A prose field as plain text, for a meta description or a tooltip."""
-        return READS.cached(
+        return READS.lookup(
             self._plain, (entity.key, f"{field}:plain"), self._plain_of, entity, field
         )
 
@@ -127,7 +127,7 @@ class PageProse:
     def rendered(self, entity: Entity, field: str, inline: bool = False) -> Rendered:
         """A prose field rendered once for the whole build."""
         key = (entity.key, field if inline else f"{field}:block")
-        return READS.cached(self._prose, key, self._render, entity, field, inline)
+        return READS.lookup(self._prose, key, self._render, entity, field, inline)
 
     def _render(self, entity: Entity, field: str, inline: bool) -> Rendered:
         if field == "body":
@@ -150,7 +150,7 @@ class PageProse:
         return Rendered(Markup("{} sells {}").format(party.title, what), sells.terms)
 
     def _fragment(self, name: str, entity: Entity) -> Rendered:
-        return READS.cached(self._fragments, (name, entity.key), self._make_fragment, name, entity)
+        return READS.lookup(self._fragments, (name, entity.key), self._make_fragment, name, entity)
 
     def _make_fragment(self, name: str, entity: Entity) -> Rendered:
         assert self.env is not None, "the build sets the templates"
@@ -211,7 +211,7 @@ class PageProse:
         keys = [source.key for source in sources]
         return (
             self._prose.subset((key, field) for key in keys for field in CITED),
-            Shared(),
+            SharedMemo(),
             self._fragments.subset(("source", key) for key in keys),
             self.citations._full.subset(key[1] for key in keys),
         )
@@ -220,10 +220,10 @@ class PageProse:
         """Whether some prose of `entity` says a computed value derive has not given yet."""
         return any(self.renderer.waits(text) for _name, text in entity.prose())
 
-    def caches(self) -> tuple[Shared, ...]:
+    def caches(self) -> tuple[SharedMemo, ...]:
         return (self._prose, self._plain, self._fragments, self.citations._full)
 
-    def adopt(self, caches: tuple[Shared, ...]) -> None:
+    def adopt(self, caches: tuple[SharedMemo, ...]) -> None:
         """Take in what another process rendered (see `warm`), with what it read."""
         for mine, theirs in zip(self.caches(), caches, strict=True):
             mine.take(theirs)

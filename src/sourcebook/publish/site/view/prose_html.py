@@ -30,6 +30,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
+from sourcebook.incremental import READS, SharedMemo
 from sourcebook.link import markdown as reading
 from sourcebook.link import mentions
 from sourcebook.link import prose as marks
@@ -41,7 +42,6 @@ from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity
 from sourcebook.model.record import Record
 from sourcebook.publish.site.pages.urls import Urls
-from sourcebook.publish.site.reads import READS, Shared
 
 Key = tuple[str, str]
 
@@ -102,10 +102,10 @@ class ProseRenderer:
         """What prose says of a value derive computed (`embedded.Embedded.said`), once it
         has; before, no text with an embed is rendered (see `waits`)."""
         self._matcher = graph.matcher
-        self._links = Shared()
+        self._links = SharedMemo()
         """Per entity: the opening tag of a link to it ("" if it has no page), its term id."""
-        self._cited = Shared()
-        self.shared: tuple[Shared, ...] = (self._links, self._cited)
+        self._cited = SharedMemo()
+        self.shared: tuple[SharedMemo, ...] = (self._links, self._cited)
         """What it makes that pages share, for the next build to take what is unchanged."""
         """Per source id: its short citation, linked."""
 
@@ -211,7 +211,7 @@ class ProseRenderer:
 
     def link_to(self, key: Key, inner: str, env: dict) -> str:
         """A link to the entity; `inner` is HTML already (escaped text, usually)."""
-        link = READS.cached(self._links, key, self._link, key)
+        link = READS.lookup(self._links, key, self._link, key)
         opening, term = link
         if not opening:
             return inner
@@ -265,7 +265,7 @@ class ProseRenderer:
     def citation(self, items: list[tuple[str, str | None]]) -> str:
         parts = []
         for source_id, locator in items:
-            cited = READS.cached(self._cited, source_id, self._cite, source_id)
+            cited = READS.lookup(self._cited, source_id, self._cite, source_id)
             parts.append(f"{cited}, {_escape(locator)}" if locator else cited)
         return f'<span class="citation">({"; ".join(parts)})</span>'
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
+from sourcebook.incremental import READS, SharedMemo
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
@@ -16,7 +17,6 @@ from sourcebook.model.record import Record
 from sourcebook.model.watch import Summary
 from sourcebook.publish.site.pages.links import Links
 from sourcebook.publish.site.pages.releases import Release, entity_tables
-from sourcebook.publish.site.reads import READS, Shared
 from sourcebook.publish.site.view.citations import Citations
 from sourcebook.publish.site.view.watched import Address, CopyContext, CopyPage, HeldCopy, SiteWatch
 
@@ -46,9 +46,9 @@ class Query:
         self.releases = releases
         self._graph = graph
         self._backlinks = BacklinkIndex(record, graph)
-        self._backlinks_of = Shared()
-        self._users = Shared()
-        self.shared: tuple[Shared, ...] = (self._users,)
+        self._backlinks_of = SharedMemo()
+        self._users = SharedMemo()
+        self.shared: tuple[SharedMemo, ...] = (self._users,)
         """What it makes that pages share (as text, not entities), for the next build to
         take what is unchanged."""
         self._roles = _roles_by_party(record)
@@ -75,7 +75,7 @@ class Query:
 
     def backlinks(self, entity: Entity) -> Backlinks:
         """Once per entity: its page and its JSON twin both show them."""
-        return READS.cached(self._backlinks_of, entity.key, self._backlinks_read, entity)
+        return READS.lookup(self._backlinks_of, entity.key, self._backlinks_read, entity)
 
     def _backlinks_read(self, entity: Entity) -> Backlinks:
         READS.entity(entity)
@@ -96,7 +96,7 @@ class Query:
         return [self._user(user) for user in (*links.book, *links.record, *links.sources)]
 
     def _user(self, user: Entity) -> User:
-        return READS.cached(self._users, user.key, self._user_line, user)
+        return READS.lookup(self._users, user.key, self._user_line, user)
 
     def _user_line(self, user: Entity) -> User:
         READS.entity(user)

@@ -19,6 +19,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from sourcebook.derive import Derived
+from sourcebook.incremental import READS, SharedMemo, Store, Token
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.record import Record
@@ -29,14 +30,13 @@ from sourcebook.publish.site.pages.sections import ABOUT, MENU_HEADINGS
 from sourcebook.publish.site.pages.series import InSeries
 from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.pages.wayfinding import Crumb, NavItem, Trail, menu
-from sourcebook.publish.site.reads import READS, Shared, Token, TracedRecord
+from sourcebook.publish.site.reads import TracedRecord
 from sourcebook.publish.site.view.citations import Citations
 from sourcebook.publish.site.view.computed import Computed
 from sourcebook.publish.site.view.embedded import Embedded
 from sourcebook.publish.site.view.figures import Figures
 from sourcebook.publish.site.view.page_prose import PageProse
 from sourcebook.publish.site.view.query import Query
-from sourcebook.read.state import state_folder
 
 
 class SiteView:
@@ -50,7 +50,7 @@ class SiteView:
         releases: Sequence[Release] = (),
     ):
         self.record = record = TracedRecord.of_record(record)
-        """The record, each entity a page reads of it noted (see `reads.py`)."""
+        """The record, each entity a page reads of it noted (see `incremental.Reads`)."""
         self.releases = list(releases)
         """The record's data releases, newest first."""
         derived = derived or Derived("", [], [], [], [])
@@ -66,9 +66,9 @@ class SiteView:
         self.menu = menu(nav, about, MENU_HEADINGS)
         """The navigation's links under the masthead menu's headings."""
         self._menu_urls = {item.url for group in self.menu for item in group.items}
-        self._nav_menus = Shared()
+        self._nav_menus = SharedMemo()
         self._trail = Trail(urls, nav, self.book.title)
-        self._nav_lists = Shared()  # a record's own nav.html may read the record
+        self._nav_lists = SharedMemo()  # a record's own nav.html may read the record
         self.citations = Citations(record)
         self.links = Links(urls)
         self.prose = PageProse(record, graph, urls, self.citations)
@@ -76,7 +76,7 @@ class SiteView:
         self.query = Query(record, graph, self.links, self.citations, self.releases)
         self.references: dict[tuple[str, str], dict[str, Any]] = {}
         """Each entity as the JSON twins refer to it, made once (see `twins.reference`)."""
-        self.once = Shared()
+        self.once = SharedMemo()
         """What several pages of a build share, made by the first that asks (the machine,
         the paper); made again once derive's result changes."""
         self.env: Environment | None = None
@@ -95,7 +95,7 @@ class SiteView:
     @property
     def drawn(self) -> DrawnCharts:
         """The record's charts, drawn once derive has given their data."""
-        READS.note_all([("d", "*"), ("k", "chart")])
+        READS.note_all([("derived", "*"), ("kind", "chart")])
         return self._drawn
 
     def parts(self) -> dict[str, Any]:
@@ -114,14 +114,14 @@ class SiteView:
         for mine, theirs in zip(self._shared(), last._shared(), strict=True):
             mine.carry(theirs, changed)
 
-    def _shared(self) -> tuple[Shared, ...]:
+    def _shared(self) -> tuple[SharedMemo, ...]:
         return (*self.prose.shared, *self.citations.shared, *self.query.shared)
 
     def nav_list(self, current: str) -> Markup:
         """The navigation as `nav.html` lists it, the page at `current` marked: rendered
         once for each page it links to and once for all the others, as every page shows it."""
         marked = current if current in self._nav_urls else ""
-        return READS.cached(self._nav_lists, marked, self._nav_made, marked)
+        return READS.lookup(self._nav_lists, marked, self._nav_made, marked)
 
     def _nav_made(self, current: str) -> Markup:
         assert self.env is not None, "the build sets the templates"
@@ -135,7 +135,7 @@ class SiteView:
         """The masthead's menu as `nav_menu.html` renders it, the page at `current`
         marked; made once for each page it links to and once for all the others."""
         marked = current if current in self._menu_urls else ""
-        return READS.cached(self._nav_menus, marked, self._menu_made, marked)
+        return READS.lookup(self._nav_menus, marked, self._menu_made, marked)
 
     def _menu_made(self, current: str) -> Markup:
         assert self.env is not None, "the build sets the templates"
@@ -156,7 +156,7 @@ class SiteView:
         for it)."""
         self._computed = Computed(derived)
         self.prose.renderer.embedded = Embedded(self._computed, self.record, self.urls).said
-        kept = state_folder(self.record.root, "charts") if self.record.of("chart") else None
+        kept = Store.of(self.record.root).folder("charts") if self.record.of("chart") else None
         self._drawn = DrawnCharts(self.record, derived, self.urls, kept)
         self._drawn.start()
         self.once.clear()

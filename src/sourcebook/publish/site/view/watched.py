@@ -17,13 +17,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sourcebook.check.watched import Watched, watch_summary, watched
+from sourcebook.incremental import READS
 from sourcebook.library.report import QuoteReport
 from sourcebook.model.base import Entity
 from sourcebook.model.library import Item, ItemKind
 from sourcebook.model.record import Record
 from sourcebook.model.watch import LABELS, AddressState, Soft, State, Summary
 from sourcebook.publish.site.pages.urls import Urls
-from sourcebook.publish.site.reads import READS
 from sourcebook.publish.site.view.wording import day
 
 COPY_FIRST = frozenset({State.DEAD, State.SOFT_DEAD, State.CHANGED})
@@ -112,7 +112,7 @@ class SiteWatch:
         return self._found
 
     def held(self, shelf: str) -> HeldCopy:
-        READS.note(("lib", shelf))
+        READS.note(("library", shelf))
         item = self.record.library.get(shelf)
         captured = day(item.captured) if item is not None else ""
         return HeldCopy(shelf, self.urls.library_copy(shelf), f"Library {shelf}", captured)
@@ -124,7 +124,7 @@ class SiteWatch:
 
     def addresses(self, source: Entity) -> list[Address]:
         """Each address of the source, with its state as of the last watch."""
-        READS.note(("p", source.id))
+        READS.note(("proven", source.id))
         return [self._address(found) for found in self._by_source().get(source.key, [])]
 
     def _address(self, found: Watched) -> Address:
@@ -158,7 +158,7 @@ class SiteWatch:
         """The counts of the last watch, by state, category and age; None before any."""
         if not self.record.watch:
             return None
-        READS.note(("k", "source"))
+        READS.note(("kind", "source"))
         return watch_summary(self.record, self._proofs)
 
     def page(self, copy: CopyContext, text: bool = True) -> CopyPage | None:
@@ -171,7 +171,7 @@ class SiteWatch:
         found = (self.record.get("source", holder) for holder in copy.holders)
         holders = [source for source in found if source is not None]
         for source in holders:
-            READS.note(("p", source.id))
+            READS.note(("proven", source.id))
         pages, cut = self._text(item) if text else ((), 0)
         return CopyPage(
             copy=self.held(copy.shelf),

@@ -1,6 +1,6 @@
 """Digests of what pages read, equal wherever the values are equal, in any process.
 
-The site's page map (`kept_site.py`) is kept on disk from one `build` to the next, so
+The site's memo (`SiteMemo`) is kept on disk from one `build` to the next, so
 what its pages read is kept as digests, not objects. A digest is made of a value's
 canonical text: a dict's or a set's entries sorted, a model's or dataclass's fields in
 order, each composite value digested once (a tree of digests, as git's). `pickle` would be

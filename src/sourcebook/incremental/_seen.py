@@ -5,8 +5,8 @@ A file is taken to be the same while its device, inode, size and modification an
 times are; as in git's index, that is trusted only for a stat taken well after the file
 last changed. A file written in the same tick of the file system's clock as it was read
 could change again without its times moving, so a file changed within `margin_ns` before
-the read that kept it is read again next time (see `FilesSeen.keep`). Nothing is kept on
-disk: another process reads every file (`read.kept` then spares it the parsing).
+the read that recorded it is read again next time (see `FilesSeen.record`). Nothing is kept
+on disk: another process reads every file (the parsed memo then spares it the parsing).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class FilesSeen:
         self._reads: dict[Any, tuple[Stat, Any]] = {}
         self._now: dict[Any, tuple[Stat, Any]] = {}
         self.settled_ns = 0
-        self.again_count = 0
+        self.hits = 0
         """Reads given again, not made (for tests and the bench)."""
 
     def begin(self) -> None:
@@ -59,21 +59,21 @@ class FilesSeen:
         self.settled_ns = settled_since(self.margin_ns)
         self._now = {}
 
-    def again(self, key: Any, stat: Stat | None) -> Any | None:
+    def lookup(self, key: Any, stat: Stat | None) -> Any | None:
         """The last read of the file, where its stat is that read's, and trusted."""
         last = self._reads.get(key)
         if last is None or stat is None or last[0] != stat:
             return None
         self._now[key] = last
-        self.again_count += 1
+        self.hits += 1
         return last[1]
 
-    def keep(self, key: Any, stat: Stat | None, read: Any) -> None:
+    def record(self, key: Any, stat: Stat | None, read: Any) -> None:
         """`read`, made from the file whose stat, taken after `begin`, was `stat`: given
         again only where the file had not changed for `margin_ns` before `begin`."""
         if stat is not None and max(stat.modified_ns, stat.changed_ns) < self.settled_ns:
             self._now[key] = (stat, read)
 
-    def settle(self) -> None:
+    def commit(self) -> None:
         """The files of this read are those the next may find; the rest are let go."""
         self._reads, self._now = self._now, {}

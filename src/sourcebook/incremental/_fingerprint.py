@@ -22,16 +22,17 @@ import json
 import os
 import stat
 import time
+from functools import cache
 from pathlib import Path
 
 from sourcebook.files import write_atomic
-from sourcebook.read.state import STATE_FOLDER
+from sourcebook.incremental._store import STATE_FOLDER
 
 WHOLE_BYTES = 1 << 30
 """Files up to this size count by their content; a larger one (no text file of a record,
 and no original `library add` takes) by its size, time and inode, as the Library's cache
 of texts knows its originals."""
-SKIPPED = frozenset({".git", STATE_FOLDER, "_site"})
+NOT_RECORD = frozenset({".git", STATE_FOLDER, "_site"})
 """Folders under a record's root that are not the record."""
 SITE_BESIDE = "._site."
 """The start of the names of what a build keeps beside `_site` (the spare it writes the
@@ -64,7 +65,7 @@ def fingerprint(root: Path, kept: Path | None = None) -> str:
 
 
 def _skipped(name: str) -> bool:
-    return name in SKIPPED or name.startswith(SITE_BESIDE)
+    return name in NOT_RECORD or name.startswith(SITE_BESIDE)
 
 
 def _content(
@@ -109,3 +110,9 @@ def _read_kept(kept: Path) -> dict[str, list]:
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     return files if isinstance(files, dict) else {}
+
+
+@cache
+def code() -> str:
+    """sourcebook's own files, by content: another version makes every kept value anew."""
+    return fingerprint(Path(__file__).resolve().parent.parent)

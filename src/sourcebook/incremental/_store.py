@@ -7,6 +7,10 @@ copies do not hold. The folder therefore carries a seal, an HMAC of its own plac
 with a secret kept outside every record, in the user's cache folder. A state folder
 without the right seal (from a clone, a copy, another machine or another user) is emptied
 and sealed afresh; one that is a symbolic link, or cannot be written, keeps nothing.
+
+A `Store` is that folder for one record, or nothing at all (`Store.memory()`: what is kept
+lives in the process, from save to save in `serve`, or for one run with `--no-cache`).
+Each part of it (a stage's memo, the site, the Library's texts) is a sub-folder.
 """
 
 from __future__ import annotations
@@ -20,8 +24,55 @@ import secrets
 import shutil
 from pathlib import Path
 
+from sourcebook.files import write_atomic
+
 STATE_FOLDER = ".sourcebook-cache"
 _SEAL = "seal"
+
+
+class Store:
+    """Where kept values live from run to run: the sealed state folder of the record at
+    `root`, or, where `root` is None, nowhere but in memory."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+
+    @classmethod
+    def of(cls, root: Path | str) -> Store:
+        """The state folder of the record at `root`."""
+        return cls(Path(root))
+
+    @classmethod
+    def memory(cls) -> Store:
+        """No folder: what is kept lives as long as the objects that keep it."""
+        return cls(None)
+
+    @property
+    def on_disk(self) -> bool:
+        return self.root is not None
+
+    def folder(self, part: str) -> Path | None:
+        """The sealed folder of `part`, made where need be; None in memory, or where no
+        state can be kept safely. For the parts that keep a format of their own (see
+        the package's docstring); a memo keeps its values with `read` and `write`."""
+        return state_folder(self.root, part) if self.root is not None else None
+
+    def read(self, part: str, name: str) -> bytes | None:
+        """The bytes kept as `part/name`; None where there are none, or they cannot be read."""
+        folder = self.folder(part)
+        if folder is None:
+            return None
+        try:
+            return (folder / name).read_bytes()
+        except OSError:
+            return None
+
+    def write(self, part: str, name: str, data: bytes) -> None:
+        """Keep `data` as `part/name`, whole or not at all; nothing where no state can be kept."""
+        folder = self.folder(part)
+        if folder is not None:
+            with contextlib.suppress(OSError):
+                write_atomic(folder / name, data)
 
 
 def state_folder(root: Path, part: str) -> Path | None:

@@ -1,0 +1,92 @@
+"""A run's memos: what read, link, check and compile made of each entity, the site, the
+queries' runs and the files last read, kept from run to run.
+
+`build` and `check` open them from the record's state folder and commit what the run used;
+`serve` keeps them in memory from save to save, holding the objects made too; `--no-cache`
+gives empty ones in memory that are let go with the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sourcebook.incremental._memo import Memo
+from sourcebook.incremental._runs import QueryRuns
+from sourcebook.incremental._seen import FilesSeen
+from sourcebook.incremental._site import SiteMemo
+from sourcebook.incremental._store import Store
+
+PARSED = "parsed"
+"""The part of the state folder that keeps front matter parsed (read's memo)."""
+LINKED = "linked"
+"""What link found in each entity's prose, and the record's names (link's memo)."""
+CHECKED = "checked"
+"""What the entity rules found of each entity (check's memo)."""
+COMPILED = "compiled"
+"""Each entity's rows of the compiled record (compile's memo)."""
+
+
+@dataclass(frozen=True)
+class Memos:
+    """The memos of one run: each stage's (`Memo`), the site's (`SiteMemo`), the queries'
+    runs (`QueryRuns`) and the files last read (`FilesSeen`), all in one `store`."""
+
+    parsed: Memo
+    linked: Memo
+    checked: Memo
+    compiled: Memo
+    store: Store
+    site: SiteMemo[Any] | None = None
+    """The last site written and what each of its pages read (`serve` holds it in memory,
+    from save to save; `build` keeps it in the state folder): the next writes only what
+    changed."""
+    queries: QueryRuns | None = None
+    """The last run of the record's queries and of derive, and what each read of the
+    compiled record (`serve`'s, in memory): run again only where that changed."""
+    files: FilesSeen | None = None
+    """The last read of each file (`serve`'s, in memory): read again only where changed."""
+
+    @property
+    def on_disk(self) -> bool:
+        return self.store.on_disk
+
+    @classmethod
+    def in_memory(cls, serving: bool = False) -> Memos:
+        """Kept in this process only (an empty one, not committed anywhere, makes every run
+        read the record afresh: `--no-cache`); holding the objects made, the last site
+        written, the last queries run and the files read where `serving` (from save to
+        save)."""
+        store = Store.memory()
+        if not serving:
+            return cls(Memo(PARSED), Memo(LINKED), Memo(CHECKED), Memo(COMPILED), store)
+        return cls(
+            Memo(PARSED),
+            Memo(LINKED, holding=True),
+            Memo(CHECKED, holding=True),
+            Memo(COMPILED, holding=True),
+            store,
+            site=SiteMemo(),
+            queries=QueryRuns(),
+            files=FilesSeen(),
+        )
+
+    @classmethod
+    def open(cls, root: Path, site: bool = False) -> Memos:
+        """What earlier runs kept in the state folder of the record at `root`; with the
+        last site `build` wrote where `site`."""
+        store = Store.of(root)
+        parsed, linked, checked, compiled = (
+            Memo.open(store, part) for part in (PARSED, LINKED, CHECKED, COMPILED)
+        )
+        last_site: SiteMemo[Any] | None = SiteMemo.open(store) if site else None
+        return cls(parsed, linked, checked, compiled, store, site=last_site)
+
+    def commit(self, site: bool = False) -> None:
+        """The run is over: what it used is what the next finds; the site's memo too where
+        `site` (a site was written, and the memo tells it)."""
+        for memo in (self.parsed, self.linked, self.checked, self.compiled):
+            memo.commit()
+        if site and self.site is not None:
+            self.site.commit()

@@ -1,0 +1,125 @@
+"""Reads: what each page of a build read, noted as tokens, and the memos pages share.
+
+A build that keeps its site re-renders after an edit only the pages that read something
+the edit changed (`SiteMemo`, and the site's `Snapshot` in publish). For that, while a
+page renders, everything it reads of the record is noted as a token, a tuple whose first
+word names what was read:
+
+- `("entity", kind, id)`: an entity, every field of it but its body;
+- `("body", kind, id)`: its body (a page that shows it renders it, and notes that);
+- `("url", kind, id)`: where its page is, as a link to it in prose shows it;
+- `("out", kind, id)`: what it refers to;
+- `("kind", kind)`: which entities of a kind there are, and each of them;
+- `("in", kind, id)`: what refers to an entity (its backlinks);
+- `("derived", part, …)`: a part of what derive computed (`Computed` notes which);
+- `("read", kind, id, field)`: the names link found in a prose field; `("names",)`: all
+  the record's names, for a text link did not read; `("wiki", kind, target)`: what a wiki
+  link leads to;
+- `("first", chapter)`: the terms a chapter is the first of; `("roles", party)`: the
+  campuses that name a party;
+- `("proven", id)`: what check proved of a source's quotes; `("library", shelf)`: a
+  Library item.
+
+What is made once and shared by many pages (a prose field rendered, a citation, a list
+item) carries the tokens read while making it to every page that uses it (`Reads.lookup`,
+in a `SharedMemo`). Notes are taken only while a page is open (`page`): any other build
+pays a test or two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from sourcebook.model.base import Entity
+
+Token = tuple[Any, ...]
+T = TypeVar("T")
+_MISSING = object()
+
+
+class SharedMemo(dict):  # type: ignore[type-arg]
+    """A memo of what many pages share, with what making each value read (`Reads.lookup`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: dict[Any, frozenset[Token]] = {}
+
+    def clear(self) -> None:
+        super().clear()
+        self.reads.clear()
+
+    def subset(self, keys: Iterable[Any]) -> SharedMemo:
+        """The values under `keys` that this holds, with what each read."""
+        found = SharedMemo()
+        for key in keys:
+            if key in self:
+                found[key] = self[key]
+                if key in self.reads:
+                    found.reads[key] = self.reads[key]
+        return found
+
+    def take(self, other: SharedMemo) -> None:
+        """Take in `other`'s values, with what each read (made in another process)."""
+        self.update(other)
+        self.reads.update(other.reads)
+
+    def carry(self, last: SharedMemo, changed: set[Token]) -> None:
+        """Take from the last build's cache each value that read nothing `changed`."""
+        for key, read in last.reads.items():
+            if read.isdisjoint(changed):
+                self[key] = last[key]
+                self.reads[key] = read
+
+
+class Reads:
+    """The tokens read by the page being rendered, and by what it shares with others."""
+
+    def __init__(self) -> None:
+        self._open: list[set[Token]] = []
+
+    def note(self, token: Token) -> None:
+        if self._open:
+            self._open[-1].add(token)
+
+    def note_all(self, tokens: Iterator[Token] | list[Token] | frozenset[Token]) -> None:
+        if self._open:
+            self._open[-1].update(tokens)
+
+    def entity(self, entity: Entity | None) -> None:
+        if self._open and entity is not None:
+            self._open[-1].add(("entity", *entity.key))
+
+    @contextlib.contextmanager
+    def page(self) -> Iterator[set[Token]]:
+        """Note what is read inside the block, into the set it yields."""
+        found: set[Token] = set()
+        self._open.append(found)
+        try:
+            yield found
+        finally:
+            self._open.pop()
+
+    def lookup(self, memo: SharedMemo, key: Any, make: Callable[..., T], *args: Any) -> T:
+        """`memo[key]`, made by `make(*args)` where missing; what making it read is noted
+        for every page that uses it, not only the first. A value made while no page was
+        open is made again the first time a page uses it, to learn what it reads."""
+        if not self._open:
+            found = memo.get(key, _MISSING)
+            if found is _MISSING:
+                found = memo[key] = make(*args)
+            return found  # type: ignore[no-any-return]
+        read = memo.reads.get(key)
+        if read is not None:
+            self._open[-1].update(read)
+            return memo[key]  # type: ignore[no-any-return]
+        with self.page() as tokens:
+            value = memo[key] = make(*args)
+        memo.reads[key] = frozenset(tokens)
+        self._open[-1].update(tokens)
+        return value
+
+
+READS = Reads()
+"""The notes of this process's build (builds in one process run one after another)."""
