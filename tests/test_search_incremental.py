@@ -57,12 +57,13 @@ def small_buckets(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The URL of every page and record given to Pagefind."""
+    """The URL of every page and record given to Pagefind for a bucket."""
     given: list[str] = []
     ask = _Service.ask
 
     def noted(service: _Service, payload: dict[str, Any]) -> dict[str, Any]:
-        if payload["type"] in ("AddFile", "AddRecord"):
+        lexicon = "holds" in (payload.get("filters") or {})  # a bucket's words: lexicon.py
+        if payload["type"] in ("AddFile", "AddRecord") and not lexicon:
             given.append(payload["url"])
         return ask(service, payload)
 
@@ -199,22 +200,18 @@ SEARCH = """async (queries) => {
   while (status.textContent.startsWith("Loading")) {
     await new Promise((done) => setTimeout(done, 20));
   }
-  const bundle = "/vol1/pagefind/";
-  const listed = await (await fetch(bundle + "index.json")).json();
-  // the module search.js loaded, and merged every bucket into
-  const pagefind = await import(bundle + listed.buckets[0] + "pagefind.js");
   const found = {};
   for (const query of queries) {
-    const results = (await pagefind.search(query)).results;
+    const results = (await window.sourcebookSearch.find(query)).results;
     const data = await Promise.all(results.slice(0, 60).map((r) => r.data()));
     const urls = data.map((d) => d.meta.url || d.url);
     found[query] = results.map((r, i) => [urls[i] || r.id, r.score]);
   }
   return found;
 }"""
-"""Each query's hits, in Pagefind's order, with their scores, through Pagefind's own script
-as the search page loads it (`search.js`):
-the URLs of the first 60 (as many as the search page ranks), the others by Pagefind's id."""
+"""Each query's hits, in Pagefind's order, with their scores, as the search page finds them
+(`search.js`, across the buckets, through the lexicon): the URLs of the first 60 (as many as
+the search page ranks), the others by Pagefind's id."""
 
 
 def searched(browser: Any, site: Path, queries: list[str]) -> dict[str, list[tuple[str, float]]]:

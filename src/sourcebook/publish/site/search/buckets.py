@@ -33,14 +33,16 @@ if TYPE_CHECKING:
     from sourcebook.publish.site.search.index import Entry
 
 MANIFEST = "index.json"
-"""The list of the buckets' folders, beside them: `{"buckets": ["<name>/", …]}`."""
+"""The list of the buckets' folders, beside them, with each one's slot, and the parts of
+the lexicon by their letter (see `lexicon.py`): `{"buckets": ["<name>/", …], "slots":
+[0, …], "lexicon": {"a": "<name>/", …}}`."""
 ENTRY = "pagefind-entry.json"
 """The file Pagefind writes into every index: a bucket's folder without it is not whole."""
 PER_BUCKET = 1000
 MOST_BUCKETS = 16
 """The browser fetches each bucket's list of words and its metadata: a few dozen
 requests at most."""
-FORMAT = "1"
+FORMAT = "2"
 """The way buckets are made: another makes every bucket anew."""
 
 _TITLE = re.compile(r"<title>.*?</title>", re.DOTALL)
@@ -62,6 +64,8 @@ class Item:
 class Bucket:
     name: str
     items: tuple[Item, ...]
+    slot: int = 0
+    """Which of the buckets it is, by the hash of its URLs (`bucket_of`)."""
 
 
 def readable(html: str) -> str:
@@ -122,16 +126,16 @@ def split(items: Sequence[Item], language: str) -> list[Bucket]:
             continue
         ordered = tuple(sorted(bucket, key=lambda item: (item.url, item.entry is not None)))
         digest = hashlib.sha256()
-        for part in (FORMAT, _pagefind(), language, f"{number}/{count}"):
+        for part in (FORMAT, pagefind_version(), language, f"{number}/{count}"):
             digest.update(part.encode("utf-8") + b"\0")
         for item in ordered:
             kind = "record" if item.entry is not None else "page"
             digest.update(f"{kind}\0{item.url}\0{item.digest}\0".encode())
-        made.append(Bucket(digest.hexdigest()[:20], ordered))
+        made.append(Bucket(digest.hexdigest()[:20], ordered, number))
     return made
 
 
-def _pagefind() -> str:
+def pagefind_version() -> str:
     try:
         return version("pagefind")
     except PackageNotFoundError:

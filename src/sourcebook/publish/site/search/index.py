@@ -39,12 +39,21 @@ from sourcebook.publish.site.search.buckets import (
     ENTRY,
     MANIFEST,
     Bucket,
+    pagefind_version,
     readable,
     searched_entry,
     searched_pages,
     split,
 )
 from sourcebook.publish.site.search.kept import Kept
+from sourcebook.publish.site.search.lexicon import (
+    WORDS,
+    Part,
+    packed,
+    split_words,
+    unpacked,
+    words_of,
+)
 from sourcebook.publish.site.serving.swap import write_file
 
 FOLDER = "pagefind"
@@ -52,6 +61,8 @@ WORKERS = 2
 """Pagefinds at work at once, each on a bucket of its own."""
 ANCHORED = ("indicator", "correction")
 """Kinds whose entities live at an anchor of a list page: indexed as records of their own."""
+_READ_OF_A_PART = (ENTRY, ".pf_meta")
+"""Besides its word and filter chunks, what the browser reads of an index it merges."""
 UNUSED = ("pagefind-ui", "pagefind-modular-ui", "pagefind-component-ui", "pagefind-highlight")
 """Pagefind's own interfaces, which the site does not use (`static/search.js` is its own)."""
 LEFT_OUT = ("search.html", "404.html", "library.html", "library_item.html")
@@ -97,7 +108,11 @@ class Indexed:
     """Buckets of the index; `made` of them made anew, the others kept."""
     made: int = 0
     names: frozenset[str] = frozenset()
-    """The buckets' folders: what the next index may keep (see `Kept`)."""
+    """The folders of the buckets and of the lexicon's parts: what the next index may keep
+    (see `Kept`)."""
+    parts: int = 0
+    """Parts of the lexicon (see `lexicon.py`); `parts_made` of them made anew."""
+    parts_made: int = 0
 
 
 @dataclass(frozen=True)
@@ -148,6 +163,7 @@ class Indexing:
         self._pages = pages
         self._entries = entries
         self._kept = kept
+        self._parts_made = 0
         self._services: list[_Service] = []
         self._stopped = False
         self._lock = threading.Lock()
@@ -159,8 +175,9 @@ class Indexing:
         self.close()
 
     def finish(self) -> Indexed:
-        """Make the index; the buckets are written into their folders, then the list of
-        them (`MANIFEST`), then whatever else the output folder held is removed."""
+        """Make the index; the buckets are written into their folders, then the lexicon's
+        parts (see `lexicon.py`), then the list of them (`MANIFEST`), then whatever else
+        the output folder held is removed."""
         started = time.perf_counter()
         items = [*searched_pages(self._site, self._pages), *map(searched_entry, self._entries)]
         buckets = split(items, self._language)
@@ -168,19 +185,60 @@ class Indexing:
         stale = [
             (bucket, self._output / bucket.name)
             for bucket in buckets
-            if not (bucket.name in kept.names and _keep(self._output / bucket.name, kept.folder))
+            if not (
+                bucket.name in kept.names
+                and _keep(self._output / bucket.name, kept.folder, (ENTRY, WORDS))
+            )
         ]
         self._make(stale)
+        parts = self._lexicon(buckets, kept) if len(buckets) > 1 else []
         sent = [item for bucket, _ in stale for item in bucket.items]
         records = sum(item.entry is not None for item in sent)
         pages, made = len(sent) - records, len(stale)
         names = [bucket.name for bucket in buckets]
-        manifest = json.dumps({"buckets": [f"{name}/" for name in names]}).encode()
+        manifest = {
+            "buckets": [f"{name}/" for name in names],
+            "slots": [bucket.slot for bucket in buckets],
+            "lexicon": {part.key: f"{part.name}/" for part in parts},
+        }
         self._output.mkdir(parents=True, exist_ok=True)
-        write_file(self._output / MANIFEST, manifest)
-        _remove_others(self._output, {*names, MANIFEST})
+        write_file(self._output / MANIFEST, json.dumps(manifest).encode())
+        folders = {*names, *(part.name for part in parts)}
+        _remove_others(self._output, {*folders, MANIFEST})
         seconds = time.perf_counter() - started
-        return Indexed(pages, seconds, records, self._output, len(buckets), made, frozenset(names))
+        return Indexed(
+            pages,
+            seconds,
+            records,
+            self._output,
+            len(buckets),
+            made,
+            frozenset(folders),
+            len(parts),
+            self._parts_made,
+        )
+
+    def _lexicon(self, buckets: Sequence[Bucket], kept: Kept) -> list[Part]:
+        """The lexicon's parts, of the words of the buckets written: those the last index
+        made kept, the others made."""
+        words = {
+            bucket.slot: unpacked((self._output / bucket.name / WORDS).read_bytes())
+            for bucket in buckets
+        }
+        parts = split_words(words, f"{pagefind_version()}\0{self._language}")
+        stale = [
+            part
+            for part in parts
+            if not (
+                part.name in kept.names and _keep(self._output / part.name, kept.folder, (ENTRY,))
+            )
+        ]
+        self._parts_made = len(stale)
+        if stale:
+            service = self._started()
+            for part in stale:
+                self._write_part(service, part, self._output / part.name)
+        return parts
 
     def _make(self, stale: list[tuple[Bucket, Path]]) -> None:
         """Make the buckets of `stale`, into their folders: on two or more cores, by a
@@ -216,7 +274,8 @@ class Indexing:
             raise failures[0]
 
     def _write(self, service: _Service, bucket: Bucket, folder: Path) -> None:
-        """Have Pagefind index the bucket's pages and records; write its files to `folder`."""
+        """Have Pagefind index the bucket's pages and records; write its files to `folder`,
+        with the words it read of them (`lexicon.WORDS`)."""
         config = {"force_language": self._language, "exclude_selectors": [LISTED]}
         index = service.ask({"type": "NewIndex", "config": config})["index_id"]
         for item in bucket.items:
@@ -226,19 +285,34 @@ class Indexing:
                 html = readable(self._read(item.url))
                 message = {"type": "AddFile", "url": indexed_url(item.url), "file_contents": html}
                 service.ask({**message, "index_id": index})
-        # Pagefind's own WriteFiles answers before its files are all on disk, and leaves
-        # some empty where the service then ends: the files are taken and written here.
-        files = service.ask({"type": "GetFiles", "index_id": index})["files"]
-        if folder.is_dir() and not folder.is_symlink():
-            shutil.rmtree(folder)  # a bucket of the same name left half made
-        elif folder.exists() or folder.is_symlink():
-            folder.unlink()
-        for file in files:
-            if file["path"].startswith(UNUSED):
-                continue
-            path = _inside(folder, file["path"])
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_file(path, base64.b64decode(file["content"]))
+        files = _files(service, index, folder)
+        fragments = [data for path, data in files if path.startswith("fragment/")]
+        files.append((WORDS, packed(words_of(fragments))))
+        _write_files(folder, files)
+
+    def _write_part(self, service: _Service, part: Part, folder: Path) -> None:
+        """Have Pagefind index a part of the lexicon: a record of each bucket's words, with
+        its slot for a filter. What the browser reads of it is written: not its program,
+        which it takes from the first bucket, nor its fragments, which it never shows."""
+        config = {"force_language": self._language}
+        index = service.ask({"type": "NewIndex", "config": config})["index_id"]
+        for slot, words in part.words:
+            service.ask(
+                {
+                    "type": "AddRecord",
+                    "index_id": index,
+                    "url": f"/{slot}",
+                    "content": " ".join(words),
+                    "language": self._language,
+                    "meta": {},
+                    "filters": {"holds": [str(slot)]},
+                    "sort": None,
+                }
+            )
+        files = _files(service, index, folder)
+        needed = [(path, data) for path, data in files if path.endswith(_READ_OF_A_PART)]
+        needed += [(p, data) for p, data in files if p.startswith(("index/", "filter/"))]
+        _write_files(folder, needed)
 
     def _read(self, url: str) -> str:
         return (self._site / Urls.file_for(url)).read_text("utf-8")
@@ -270,13 +344,40 @@ class Indexing:
             service.__exit__()
 
 
-def _keep(folder: Path, before: Path | None) -> bool:
-    """Whether the bucket at `folder` is there, whole, or could be linked there from the
-    folder of the same name in `before` (the last index): its files are never written
-    over, so a link is as good as a copy."""
-    if (folder / ENTRY).is_file() and not folder.is_symlink():
+def _files(service: _Service, index: int, folder: Path) -> list[tuple[str, bytes]]:
+    """The files Pagefind made of `index`, but its own interfaces, each with the path it
+    has inside `folder`."""
+    # Pagefind's own WriteFiles answers before its files are all on disk, and leaves
+    # some empty where the service then ends: the files are taken and written here.
+    files = service.ask({"type": "GetFiles", "index_id": index})["files"]
+    found = []
+    for file in files:
+        if file["path"].startswith(UNUSED):
+            continue
+        path = _inside(folder, file["path"]).relative_to(folder).as_posix()
+        found.append((path, base64.b64decode(file["content"])))
+    return found
+
+
+def _write_files(folder: Path, files: Iterable[tuple[str, bytes]]) -> None:
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)  # a bucket of the same name left half made
+    elif folder.exists() or folder.is_symlink():
+        folder.unlink()
+    for relative, data in files:
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_file(path, data)
+
+
+def _keep(folder: Path, before: Path | None, marks: Sequence[str]) -> bool:
+    """Whether the index at `folder` (a bucket, a part of the lexicon) is there, whole (it
+    holds each file of `marks`), or could be linked there from the folder of the same name
+    in `before` (the last index): its files are never written over, so a link is as good
+    as a copy."""
+    if all((folder / mark).is_file() for mark in marks) and not folder.is_symlink():
         return True
-    if before is None or not (before / folder.name / ENTRY).is_file():
+    if before is None or not all((before / folder.name / mark).is_file() for mark in marks):
         return False
     if folder.exists() or folder.is_symlink():
         shutil.rmtree(folder, ignore_errors=True)
