@@ -7,13 +7,15 @@ and the digest of what Pagefind reads of it (`readable`: the page's title and it
 which carries `data-pagefind-body`; the navigation, header and footer are not read). A
 bucket whose name the last index made too holds the same, and is kept; only the others
 are given to Pagefind. The browser loads the first bucket's `pagefind.js` and merges the
-others into it (Pagefind's `mergeIndex`), listed in `index.json` beside them.
+others into it (Pagefind's `mergeIndex`), listed in `index.json` beside them, and looks
+each term of a query up in the lexicon of the buckets' words first (`lexicon.py`), so that
+the buckets find the pages one index would.
 
 The number of buckets grows with the site, by doubling, so that a bucket holds about
 `PER_BUCKET` pages; a small site is one bucket, searched as one index. Pagefind ranks
 the hits of each bucket by that bucket's own statistics (BM25: how many of its pages hold
-a word, their average length), so that with several buckets the same pages match a query
-as with one index, but their order may differ a little (see docs/site.md, "Search").
+a word, their average length), so that their order may differ a little from one index's
+(see docs/site.md, "Search").
 """
 
 from __future__ import annotations

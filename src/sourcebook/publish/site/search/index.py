@@ -221,10 +221,13 @@ class Indexing:
     def _lexicon(self, buckets: Sequence[Bucket], kept: Kept) -> list[Part]:
         """The lexicon's parts, of the words of the buckets written: those the last index
         made kept, the others made."""
-        words = {
-            bucket.slot: unpacked((self._output / bucket.name / WORDS).read_bytes())
-            for bucket in buckets
-        }
+        words = {}
+        for bucket in buckets:
+            path = self._output / bucket.name / WORDS
+            try:
+                words[bucket.slot] = unpacked(path.read_bytes())
+            except (OSError, ValueError, EOFError) as exc:
+                raise SearchError(f"{path}: a bucket's words cannot be read ({exc})") from None
         parts = split_words(words, f"{pagefind_version()}\0{self._language}")
         stale = [
             part

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 PARTS = "abcdefghijklmnopqrstuvwxyz0_"
 """The parts of the lexicon: a letter, the digits, and whatever else."""
 FORMAT = "1"
-WORDS = "words.gz"
-"""Beside each bucket's index, its words (`words_of`), one a line: a bucket kept is not
-read again."""
+WORDS = "words.json.gz"
+"""Beside each bucket's index, its words by part (`words_of`): a bucket kept is not read
+again."""
 FRAGMENT_HEADER = b"pagefind_dcd"
 
 
@@ -81,9 +81,10 @@ def parts_of(token: str) -> set[str]:
     return found
 
 
-def words_of(fragments: Iterable[bytes]) -> list[str]:
-    """The tokens of a bucket's pages, sorted: each page's text and metadata as its fragment
-    holds them (gzipped JSON), split as Pagefind split them."""
+def words_of(fragments: Iterable[bytes]) -> dict[str, list[str]]:
+    """The tokens of a bucket's pages, by the parts of the lexicon they fall into (see
+    `parts_of`), each part's sorted: each page's text and metadata as its fragment holds
+    them (gzipped JSON), split as Pagefind split them."""
     found: set[str] = set()
     for data in fragments:
         text = gzip.decompress(data)
@@ -93,29 +94,32 @@ def words_of(fragments: Iterable[bytes]) -> list[str]:
         for value in fragment.get("meta", {}).values():
             found.update(str(value).split())
     found.discard("")
-    return sorted(found)
+    parts: dict[str, list[str]] = {}
+    for token in sorted(found):
+        for key in parts_of(token):
+            parts.setdefault(key, []).append(token)
+    return parts
 
 
-def packed(words: Iterable[str]) -> bytes:
-    return gzip.compress("\n".join(words).encode("utf-8"), mtime=0)
+def packed(words: Mapping[str, list[str]]) -> bytes:
+    return gzip.compress(json.dumps(words, sort_keys=True).encode("utf-8"), mtime=0)
 
 
-def unpacked(data: bytes) -> list[str]:
-    text = gzip.decompress(data).decode("utf-8")
-    return text.split("\n") if text else []
+def unpacked(data: bytes) -> dict[str, list[str]]:
+    found = json.loads(gzip.decompress(data))
+    if not isinstance(found, dict):
+        raise ValueError("not a bucket's words")
+    return found
 
 
-def split_words(buckets: Mapping[int, Iterable[str]], salt: str) -> list[Part]:
-    """The lexicon's parts, of the words of each bucket by its slot; `salt` names how the
-    index is made (Pagefind's version, the language, the number of buckets)."""
-    held: dict[str, dict[int, list[str]]] = {key: {} for key in PARTS}
-    for slot in sorted(buckets):
-        for word in buckets[slot]:
-            for key in parts_of(word):
-                held[key].setdefault(slot, []).append(word)
+def split_words(buckets: Mapping[int, Mapping[str, list[str]]], salt: str) -> list[Part]:
+    """The lexicon's parts, of the words of each bucket by its slot (see `words_of`); `salt`
+    names how the index is made (Pagefind's version, the language)."""
     made = []
     for key in PARTS:
-        words = tuple((slot, tuple(found)) for slot, found in sorted(held[key].items()))
+        words = tuple(
+            (slot, tuple(buckets[slot][key])) for slot in sorted(buckets) if buckets[slot].get(key)
+        )
         if not words:
             continue
         digest = hashlib.sha256()
