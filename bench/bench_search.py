@@ -99,10 +99,11 @@ def timed(root: Path, out: Path, single: Path | None = None) -> dict[str, Any]:
     command = [sys.executable, "-c", CHILD, str(root), str(out)]
     done = subprocess.run(
         command + ([str(single)] if single is not None else []),
-        check=True,
         capture_output=True,
         text=True,
     )
+    if done.returncode != 0:
+        raise SystemExit(f"the build failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

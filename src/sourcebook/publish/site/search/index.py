@@ -363,11 +363,13 @@ def _files(service: _Service, index: int, folder: Path) -> list[tuple[str, bytes
 
 
 def _write_files(folder: Path, files: Iterable[tuple[str, bytes]]) -> None:
+    """Write `files` into `folder`, emptied first; Pagefind's entry file last, so that a
+    folder that holds it is whole (see `_keep`)."""
     if folder.is_dir() and not folder.is_symlink():
         shutil.rmtree(folder)  # a bucket of the same name left half made
     elif folder.exists() or folder.is_symlink():
         folder.unlink()
-    for relative, data in files:
+    for relative, data in sorted(files, key=lambda file: file[0] == ENTRY):
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         write_file(path, data)
