@@ -28,7 +28,8 @@ def snapshot(folder: Path) -> dict[str, str]:
         if p.is_file()
     }
     index = {path for path in found if path.startswith("vol1/pagefind/")}
-    assert "vol1/pagefind/pagefind.js" in index
+    assert "vol1/pagefind/index.json" in index
+    assert any(path.endswith("/pagefind.js") for path in index)
     return {path: digest for path, digest in found.items() if path not in index}
 
 

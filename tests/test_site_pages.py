@@ -309,4 +309,5 @@ def test_pages_are_small_and_load_nothing_from_elsewhere(site: Path) -> None:
         (static / name).stat().st_size for name in ("site.css", "print.css", "site.js")
     )
     assert every_page < 40_000
-    assert (static / "search.js").stat().st_size < 14_000  # the search page's alone
+    # the search page's alone, which merges the index's buckets and looks in the lexicon
+    assert (static / "search.js").stat().st_size < 16_000

@@ -27,8 +27,16 @@ def previews(site: Path) -> dict[str, list[str]]:
     return json.loads((site / "vol1" / "previews.json").read_text(encoding="utf-8"))
 
 
+def buckets(site: Path) -> list[Path]:
+    """The folders of the search index's buckets, as its list names them."""
+    index = site / "vol1" / "pagefind"
+    listed = json.loads((index / "index.json").read_text(encoding="utf-8"))["buckets"]
+    return [index / name for name in listed]
+
+
 def test_the_build_writes_the_index_inside_the_site(site: Path) -> None:
-    bundle = site / "vol1" / "pagefind"
+    assert len(buckets(site)) == 1  # a small site is one bucket, searched as one index
+    bundle = buckets(site)[0]
     assert (bundle / "pagefind.js").stat().st_size > 1000
     assert (bundle / "pagefind-entry.json").is_file()
     assert list(bundle.glob("wasm.*.pagefind")) and list(bundle.glob("fragment/*"))
@@ -129,11 +137,11 @@ def test_an_index_that_cannot_be_made_leaves_the_last_site(
 ) -> None:
     root = write_record(tmp_path / "record")
     out = build(root, tmp_path / "site")
-    before = (out / "vol1" / "pagefind" / "pagefind.js").read_bytes()
+    before = (buckets(out)[0] / "pagefind.js").read_bytes()
     monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(tmp_path / "no-such-program"))
     with pytest.raises(BuildError, match=r"Pagefind's program is missing.*pagefind\[bin\]"):
         build(root, out)
-    assert (out / "vol1" / "pagefind" / "pagefind.js").read_bytes() == before
+    assert (buckets(out)[0] / "pagefind.js").read_bytes() == before
 
 
 def test_serve_shows_a_build_before_its_index_is_made(
@@ -143,10 +151,10 @@ def test_serve_shows_a_build_before_its_index_is_made(
     indexing = threading.Event()
     begin = SearchJob.begin
 
-    def slow(job: SearchJob, site: Path, into: Path) -> object:
+    def slow(job: SearchJob, site: Path, into: Path, kept: object = None) -> object:
         indexing.set()
         assert release.wait(30)
-        return begin(job, site, into)
+        return begin(job, site, into, kept)  # type: ignore[arg-type]
 
     monkeypatch.setattr(SearchJob, "begin", slow)
     live = LiveSite(write_record(tmp_path / "record"))
@@ -162,7 +170,9 @@ def test_serve_shows_a_build_before_its_index_is_made(
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         try:
-            with urllib.request.urlopen(server.url + "/vol1/pagefind/pagefind.js") as answer:
+            with urllib.request.urlopen(server.url + "/vol1/pagefind/index.json") as answer:
+                first = json.loads(answer.read())["buckets"][0]
+            with urllib.request.urlopen(f"{server.url}/vol1/pagefind/{first}pagefind.js") as answer:
                 assert answer.status == 200 and b"pagefind" in answer.read()
                 assert answer.headers["Content-Type"].startswith("text/javascript")
         finally:
@@ -180,11 +190,11 @@ def test_serve_throws_away_an_index_overtaken_by_a_newer_build(
     started: list[Path] = []
     begin = SearchJob.begin
 
-    def slow(job: SearchJob, site: Path, into: Path) -> object:
+    def slow(job: SearchJob, site: Path, into: Path, kept: object = None) -> object:
         started.append(into)
         if len(started) == 1:
             assert release.wait(30)
-        return begin(job, site, into)
+        return begin(job, site, into, kept)  # type: ignore[arg-type]
 
     monkeypatch.setattr(SearchJob, "begin", slow)
     record = write_record(tmp_path / "record")
@@ -210,7 +220,7 @@ class Endless:
         self.began = threading.Event()
         self.stopped = threading.Event()
 
-    def begin(self, site: Path, into: Path) -> Endless:
+    def begin(self, site: Path, into: Path, kept: object = None) -> Endless:
         self.began.set()
         return self
 

@@ -72,14 +72,13 @@ from sourcebook.publish.site.reads import context_reads
 from sourcebook.publish.site.search.index import (
     LEFT_OUT,
     Indexed,
-    Indexing,
     SearchError,
     SearchJob,
     bundle_path,
     entries,
-    indexed_url,
     page_attributes,
 )
+from sourcebook.publish.site.search.kept import Kept
 from sourcebook.publish.site.search.previews import previews_json, previews_url
 from sourcebook.publish.site.serving.policy import HEADERS_FILE, headers_file
 from sourcebook.publish.site.serving.swap import (
@@ -213,6 +212,9 @@ class SiteBuild:
         """The search index the build made (where `search`)."""
         self.search_job: SearchJob | None = None
         """What indexing the site needs, for `serve` to do after the build."""
+        self._last_index: Kept | None = None
+        """The buckets of the search index the last build kept, and where they are (see
+        `search.buckets`): those whose pages are as they were are kept."""
         self._reads: dict[str, frozenset[Token]] | None = None
         """What each page read, where the build keeps it for the next."""
         self._contexts: dict[str, tuple[bytes, frozenset[Token]]] = {}
@@ -269,6 +271,9 @@ class SiteBuild:
         out = Path(os.path.abspath(out_dir))
         kept = self._kept
         last = kept.lookup(site_made) if kept is not None else None
+        if kept is not None and not kept.in_place and last is not None:
+            bundle = bundle_path(site.urls.base).strip("/")
+            self._last_index = Kept(last.index, last.out / bundle)
         changed = None
         if kept is not None:
             now = self._note_reads(derived, last.snapshot if last is not None else None)
@@ -293,7 +298,10 @@ class SiteBuild:
         except SwapError as exc:
             raise BuildError(str(exc)) from None
         if kept is not None:
-            kept.record(self._made(out, now, files, last), site_plain)
+            buckets = self.indexed.names if self.indexed is not None else frozenset()
+            if written == 0 and last is not None:
+                buckets = last.index  # the site there, its index with it, is as it was
+            kept.record(self._made(out, now, files, last, buckets), site_plain)
         seconds = time.perf_counter() - started
         pages = len(site.pages)
         return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
@@ -314,12 +322,19 @@ class SiteBuild:
         return Snapshot.of(site.record, site.graph, derived, self._proofs, shared, last)
 
     @collector_paused()  # what it makes is kept until the next build
-    def _made(self, out: Path, now: Snapshot, files: set[str], last: SiteMade | None) -> SiteMade:
+    def _made(
+        self,
+        out: Path,
+        now: Snapshot,
+        files: set[str],
+        last: SiteMade | None,
+        index: frozenset[str],
+    ) -> SiteMade:
         """What this build wrote, for the next: each page with what it read (a page it did
-        not write, as the last build noted it)."""
+        not write, as the last build noted it), and the buckets of its search index."""
         site = self._prepared
         assert site is not None and self._reads is not None
-        made = SiteMade(out, now, site.view, files=files, folder=folder_of(out))
+        made = SiteMade(out, now, site.view, files=files, folder=folder_of(out), index=index)
         for page in site.pages:
             read = self._reads.get(page.url)
             if read is None:  # kept from the last build
@@ -400,9 +415,7 @@ class SiteBuild:
                 self._reads[site.previews] = last.pages[site.previews].reads
             if site.alone:
                 replace_file(out / HEADERS_FILE, headers_file([view]))
-            self.search_job = SearchJob(
-                view.urls.base, site.record.settings.site.language, entries(view)
-            )
+            self.search_job = self._search_job()
         except RenderError as exc:
             raise BuildError(str(exc)) from None
         finally:
@@ -413,28 +426,23 @@ class SiteBuild:
                 remove_file(out / gone, out)
         return written
 
+    def _search_job(self) -> SearchJob:
+        site = self._prepared
+        assert site is not None
+        pages = tuple(page.url for page in site.pages if _searched(page))
+        language = site.record.settings.site.language
+        return SearchJob(site.view.urls.base, language, entries(site.view), pages)
+
     def _index(self, folder: Path) -> None:
         """Make the search index of the site written at `folder`, where the build makes
-        one, as `write_into` does: the pages that show the charts added after the others
-        (the order Pagefind takes the pages in is in its index's bytes)."""
+        one: the buckets of the last index whose pages are as they were are kept (see
+        `search.buckets`), where the build keeps what it made."""
         site, job = self._prepared, self.search_job
         if not self._search or job is None or site is None:
             return
-        drawn = [p for p in site.pages if p.template in DRAWN_TEMPLATES and _searched(p)]
-        held = [(folder / Urls.file_for(page.url), page) for page in drawn]
-        later = [(indexed_url(page.url), path.read_text("utf-8")) for path, page in held]
         try:
-            for path, _ in held:
-                path.unlink()
-            indexing = job.begin(folder, folder)
-            try:
-                indexing.wait()
-                for (path, _), (_, content) in zip(held, later, strict=True):
-                    write_file(path, content.encode("utf-8"))
-                self.indexed = indexing.finish(later)
-            finally:
-                indexing.close()
-        except SearchError as exc:
+            self.indexed = job.run(folder, folder, self._last_index)
+        except (SearchError, OSError) as exc:
             raise BuildError(str(exc)) from None
 
     def _previews(self) -> str:
@@ -493,43 +501,17 @@ class SiteBuild:
             others = [page for page in pages if page.template not in DRAWN_TEMPLATES]
             write_pages(writer, others, site.jobs, tick)
             write_file(staging / site.previews, self._previews().encode("utf-8"))
-            job = self.search_job = SearchJob(
-                view.urls.base, site.record.settings.site.language, entries(view)
-            )
-            indexing = job.begin(staging, staging) if self._search else None
-            try:
-                later = self._write_drawn(writer, drawn, indexing, tick)
-                self.indexed = indexing.finish(later) if indexing is not None else None
-            finally:
-                if indexing is not None:
-                    indexing.close()
-        except (RenderError, SearchError) as exc:
+            self.search_job = self._search_job()
+            self._drawings_done()  # drawn beside the other pages
+            for page in drawn:
+                writer.write(page, writer.content(page))
+                tick(1)
+        except RenderError as exc:
             raise BuildError(str(exc)) from None
         finally:
             view.drawn.close()
+        self._index(staging)
         return len(pages)
-
-    def _write_drawn(
-        self,
-        writer: Writer,
-        pages: list[Page],
-        indexing: Indexing | None,
-        tick: Callable[[int], None],
-    ) -> list[tuple[str, str]]:
-        """The pages that show the charts, made once the charts are drawn (which went on
-        beside the other pages, and goes on beside their indexing), and written once search
-        has read the others; (URL, HTML) of each page search indexes, for it to add."""
-        self._drawings_done()
-        made = [(page, writer.content(page)) for page in pages]
-        if indexing is not None:
-            indexing.wait()
-        later = []
-        for page, content in made:
-            writer.write(page, content)
-            tick(1)
-            if _searched(page):
-                later.append((indexed_url(page.url), content.decode("utf-8")))
-        return later
 
     def _drawings_done(self) -> None:
         """Wait for the charts' drawings; a chart that cannot be drawn is an error at its

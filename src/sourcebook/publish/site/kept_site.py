@@ -301,6 +301,9 @@ class SiteMade:
     files: set[str] = field(default_factory=set)
     folder: tuple[int, ...] = ()
     """`out` as the build left it (see `folder_of`)."""
+    index: frozenset[str] = frozenset()
+    """The folders of the buckets of its search index (see `search.buckets`): the next
+    build keeps those it would make again, linked from the site at `out`."""
 
     def holds(self, out: Path) -> bool:
         """Whether the site at `out` is still the one this describes."""
@@ -327,15 +330,16 @@ def site_plain(made: SiteMade) -> tuple[Any, ...]:
     for url, page in made.pages.items():
         places = array("I", [table.setdefault(token, len(table)) for token in page.reads])
         pages[url] = (page.template, page.context, places.tobytes())
-    header = (str(made.out), made.folder)
+    header = (str(made.out), made.folder, sorted(made.index))
     return (header, made.snapshot.plain(), list(table), pages, sorted(made.files))
 
 
 def site_made(data: Any) -> SiteMade:
     """What `site_plain` made plain, read back (raises where it is not whole)."""
     header, snapshot, tokens, pages, files = data
-    out, folder = Path(header[0]), tuple(header[1])
-    made = SiteMade(out, Snapshot.from_plain(snapshot), None, files=set(files), folder=folder)
+    out, folder, index = Path(header[0]), tuple(header[1]), frozenset(header[2])
+    snapshot_made = Snapshot.from_plain(snapshot)
+    made = SiteMade(out, snapshot_made, None, files=set(files), folder=folder, index=index)
     for url, (template, context, places) in pages.items():
         read = frozenset(tokens[i] for i in array("I", places))
         made.pages[url] = PageMade(template, context, read)

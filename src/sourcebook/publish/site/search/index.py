@@ -7,7 +7,8 @@ first line (`summary`) and its URL without `.html` (`url`); an entity's title we
 mention them. Entities that live at an anchor of a list page (a scorecard row, a
 correction) are added as records of their own, so that each is a hit of its own kind.
 The index goes into `/vol1/pagefind/`, inside the folder being built: `build` makes it
-before the site is swapped in, `serve` after, in the background (see `serve.py`).
+before the site is swapped in, `serve` after, in the background (see `serve.py`). It is
+made in buckets (`buckets.py`), and only those whose pages an edit changed are made again.
 
 Pagefind's Python package starts the same binary as a service and polls it for each
 answer every tenth of a second: a thousand records would wait a hundred seconds. This
@@ -21,6 +22,7 @@ import base64
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -33,11 +35,34 @@ from markupsafe import Markup
 
 from sourcebook.children import orphanless
 from sourcebook.publish.site.pages.urls import Urls
+from sourcebook.publish.site.search.buckets import (
+    ENTRY,
+    MANIFEST,
+    Bucket,
+    pagefind_version,
+    readable,
+    searched_entry,
+    searched_pages,
+    split,
+)
+from sourcebook.publish.site.search.kept import Kept
+from sourcebook.publish.site.search.lexicon import (
+    WORDS,
+    Part,
+    packed,
+    split_words,
+    unpacked,
+    words_of,
+)
 from sourcebook.publish.site.serving.swap import write_file
 
 FOLDER = "pagefind"
+WORKERS = 2
+"""Pagefinds at work at once, each on a bucket of its own."""
 ANCHORED = ("indicator", "correction")
 """Kinds whose entities live at an anchor of a list page: indexed as records of their own."""
+_READ_OF_A_PART = (ENTRY, ".pf_meta")
+"""Besides its word and filter chunks, what the browser reads of an index it merges."""
 UNUSED = ("pagefind-ui", "pagefind-modular-ui", "pagefind-component-ui", "pagefind-highlight")
 """Pagefind's own interfaces, which the site does not use (`static/search.js` is its own)."""
 LEFT_OUT = ("search.html", "404.html", "library.html", "library_item.html")
@@ -74,9 +99,20 @@ class Entry:
 @dataclass
 class Indexed:
     pages: int
+    """Pages given to Pagefind: those of the buckets made anew."""
     seconds: float
     records: int = 0
+    """Records given to Pagefind, as `pages`."""
     output: Path = field(default_factory=Path)
+    buckets: int = 0
+    """Buckets of the index; `made` of them made anew, the others kept."""
+    made: int = 0
+    names: frozenset[str] = frozenset()
+    """The folders of the buckets and of the lexicon's parts: what the next index may keep
+    (see `Kept`)."""
+    parts: int = 0
+    """Parts of the lexicon (see `lexicon.py`); `parts_made` of them made anew."""
+    parts_made: int = 0
 
 
 @dataclass(frozen=True)
@@ -86,16 +122,19 @@ class SearchJob:
     base: str
     language: str
     entries: tuple[Entry, ...] = ()
+    pages: tuple[str, ...] = ()
+    """The URLs of the pages search indexes."""
 
-    def run(self, site: Path, into: Path) -> Indexed:
+    def run(self, site: Path, into: Path, kept: Kept | None = None) -> Indexed:
         """Index the site built at `site`; write the index under `into`, where the site's
         URLs expect it (`into` is the site itself for `build`)."""
-        with self.begin(site, into) as indexing:
+        with self.begin(site, into, kept) as indexing:
             return indexing.finish()
 
-    def begin(self, site: Path, into: Path) -> Indexing:
-        """`run`, begun in the background; see `Indexing`."""
-        return Indexing(site, into / bundle_path(self.base).strip("/"), self.language, self.entries)
+    def begin(self, site: Path, into: Path, kept: Kept | None = None) -> Indexing:
+        """`run`, to be finished (`finish`) or stopped from another thread (`stop`)."""
+        output = into / bundle_path(self.base).strip("/")
+        return Indexing(site, output, self.language, self.pages, self.entries, kept)
 
 
 def bundle_path(base: str) -> str:
@@ -103,35 +142,31 @@ def bundle_path(base: str) -> str:
     return f"{base}/{FOLDER}/"
 
 
-def index_site(site: Path, output: Path, language: str, entries: Sequence[Entry] = ()) -> Indexed:
-    """Index the built pages under `site` and `entries`; write the bundle into `output`."""
-    with Indexing(site, output, language, entries) as indexing:
-        return indexing.finish()
-
-
 class Indexing:
-    """The index of a built site being made while the build goes on: Pagefind reads the
-    pages written so far, waited for by a thread of this process (Pagefind works in its
-    own), and the pages written after (`finish(later)`) are given to it as text."""
+    """The index of a built site, made bucket by bucket (see `buckets.py`): each bucket
+    whose pages and records are those of a bucket the last index made (`kept`) is kept,
+    from the folder being written or linked from `kept.folder`; Pagefind is given the
+    others."""
 
-    def __init__(self, site: Path, output: Path, language: str, entries: Sequence[Entry] = ()):
-        self._started = time.perf_counter()
+    def __init__(
+        self,
+        site: Path,
+        output: Path,
+        language: str,
+        pages: Sequence[str],
+        entries: Sequence[Entry] = (),
+        kept: Kept | None = None,
+    ):
+        self._site = site
         self._output = output
         self._language = language.split("-", 1)[0].lower() or "en"  # Pagefind takes ISO 639-1
+        self._pages = pages
         self._entries = entries
-        self._pages: dict[str, Any] = {}
-        self._error: SearchError | None = None
-        self._thread: threading.Thread | None = None
-        self._service = _Service()
-        self._service.__enter__()
-        try:
-            config = {"force_language": self._language, "exclude_selectors": [LISTED]}
-            self._index = self._service.ask({"type": "NewIndex", "config": config})["index_id"]
-        except BaseException:
-            self.close()
-            raise
-        self._thread = threading.Thread(target=self._read, args=(site,), name="pagefind")
-        self._thread.start()
+        self._kept = kept
+        self._parts_made = 0
+        self._services: list[_Service] = []
+        self._stopped = False
+        self._lock = threading.Lock()
 
     def __enter__(self) -> Indexing:
         return self
@@ -139,70 +174,247 @@ class Indexing:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _read(self, site: Path) -> None:
-        try:
-            self._pages = self._service.ask(
-                {"type": "AddDir", "index_id": self._index, "path": str(site.resolve())}
+    def finish(self) -> Indexed:
+        """Make the index; the buckets are written into their folders, then the lexicon's
+        parts (see `lexicon.py`), then the list of them (`MANIFEST`), then whatever else
+        the output folder held is removed."""
+        started = time.perf_counter()
+        items = [*searched_pages(self._site, self._pages), *map(searched_entry, self._entries)]
+        buckets = split(items, self._language)
+        kept = self._kept if self._kept is not None else Kept()
+        stale = [
+            (bucket, self._output / bucket.name)
+            for bucket in buckets
+            if not (
+                bucket.name in kept.names
+                and _keep(self._output / bucket.name, kept.folder, (ENTRY, WORDS))
             )
-        except SearchError as exc:
-            self._error = exc
+        ]
+        self._make(stale)
+        parts = self._lexicon(buckets, kept) if len(buckets) > 1 else []
+        sent = [item for bucket, _ in stale for item in bucket.items]
+        records = sum(item.entry is not None for item in sent)
+        pages, made = len(sent) - records, len(stale)
+        names = [bucket.name for bucket in buckets]
+        manifest = {
+            "buckets": [f"{name}/" for name in names],
+            "slots": [bucket.slot for bucket in buckets],
+            "lexicon": {part.key: f"{part.name}/" for part in parts},
+        }
+        self._output.mkdir(parents=True, exist_ok=True)
+        write_file(self._output / MANIFEST, json.dumps(manifest).encode())
+        folders = {*names, *(part.name for part in parts)}
+        _remove_others(self._output, {*folders, MANIFEST})
+        seconds = time.perf_counter() - started
+        return Indexed(
+            pages,
+            seconds,
+            records,
+            self._output,
+            len(buckets),
+            made,
+            frozenset(folders),
+            len(parts),
+            self._parts_made,
+        )
 
-    def wait(self) -> None:
-        """Wait until Pagefind has read the pages written before it began."""
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self._error is not None:
-            raise self._error
+    def _lexicon(self, buckets: Sequence[Bucket], kept: Kept) -> list[Part]:
+        """The lexicon's parts, of the words of the buckets written: those the last index
+        made kept, the others made."""
+        words = {}
+        for bucket in buckets:
+            path = self._output / bucket.name / WORDS
+            try:
+                words[bucket.slot] = unpacked(path.read_bytes())
+            except (OSError, ValueError, EOFError) as exc:
+                raise SearchError(f"{path}: a bucket's words cannot be read ({exc})") from None
+        parts = split_words(words, f"{pagefind_version()}\0{self._language}")
+        stale = [
+            part
+            for part in parts
+            if not (
+                part.name in kept.names and _keep(self._output / part.name, kept.folder, (ENTRY,))
+            )
+        ]
+        self._parts_made = len(stale)
+        if stale:
+            service = self._started()
+            for part in stale:
+                self._write_part(service, part, self._output / part.name)
+        return parts
 
-    def finish(self, later: Sequence[tuple[str, str]] = ()) -> Indexed:
-        """Add `later`, (URL, HTML) of the pages written since it began, and the entries;
-        write the index."""
-        self.wait()
-        service, index = self._service, self._index
-        pages = int(self._pages.get("page_count", 0))
-        for url, html in later:
-            service.ask({"type": "AddFile", "index_id": index, "url": url, "file_contents": html})
-            pages += 1
-        for entry in self._entries:
-            service.ask(_record(index, entry, self._language))
-        # Pagefind's own WriteFiles answers before its files are all on disk, and leaves
-        # some empty where the service then ends: the files are taken and written here.
-        files = service.ask({"type": "GetFiles", "index_id": index})["files"]
-        service.__exit__()
-        written = set()
-        for file in files:
-            if file["path"].startswith(UNUSED):
-                continue
-            path = _inside(self._output, file["path"])
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_file(path, base64.b64decode(file["content"]))
-            written.add(str(path))
-        _remove_others(self._output, written)
-        seconds = time.perf_counter() - self._started
-        return Indexed(pages, seconds, len(self._entries), self._output)
+    def _make(self, stale: list[tuple[Bucket, Path]]) -> None:
+        """Make the buckets of `stale`, into their folders: on two or more cores, by a
+        Pagefind of its own in each of two threads, each taking the next bucket left."""
+        workers = min(len(stale), WORKERS, os.cpu_count() or 1)
+        if workers <= 1:
+            for bucket, folder in stale:
+                self._write(self._started(), bucket, folder)
+            return
+        left = list(reversed(stale))
+        failures: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                service = self._started()
+                while True:
+                    with self._lock:
+                        if not left or failures:
+                            return
+                        bucket, folder = left.pop()
+                    self._write(service, bucket, folder)
+            except BaseException as exc:  # told by the thread that waits for this one
+                with self._lock:
+                    failures.append(exc)
+                self.stop()
+
+        threads = [threading.Thread(target=work, name="pagefind") for _ in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if failures:
+            raise failures[0]
+
+    def _write(self, service: _Service, bucket: Bucket, folder: Path) -> None:
+        """Have Pagefind index the bucket's pages and records; write its files to `folder`,
+        with the words it read of them (`lexicon.WORDS`)."""
+        config = {"force_language": self._language, "exclude_selectors": [LISTED]}
+        index = service.ask({"type": "NewIndex", "config": config})["index_id"]
+        for item in bucket.items:
+            if item.entry is not None:
+                service.ask(_record(index, item.entry, self._language))
+            else:
+                html = readable(self._read(item.url))
+                message = {"type": "AddFile", "url": indexed_url(item.url), "file_contents": html}
+                service.ask({**message, "index_id": index})
+        files = _files(service, index, folder)
+        fragments = [data for path, data in files if path.startswith("fragment/")]
+        files.append((WORDS, packed(words_of(fragments))))
+        _write_files(folder, files)
+
+    def _write_part(self, service: _Service, part: Part, folder: Path) -> None:
+        """Have Pagefind index a part of the lexicon: a record of each bucket's words, with
+        its slot for a filter. What the browser reads of it is written: not its program,
+        which it takes from the first bucket, nor its fragments, which it never shows."""
+        config = {"force_language": self._language}
+        index = service.ask({"type": "NewIndex", "config": config})["index_id"]
+        for slot, words in part.words:
+            service.ask(
+                {
+                    "type": "AddRecord",
+                    "index_id": index,
+                    "url": f"/{slot}",
+                    "content": " ".join(words),
+                    "language": self._language,
+                    "meta": {},
+                    "filters": {"holds": [str(slot)]},
+                    "sort": None,
+                }
+            )
+        files = _files(service, index, folder)
+        needed = [(path, data) for path, data in files if path.endswith(_READ_OF_A_PART)]
+        needed += [(p, data) for p, data in files if p.startswith(("index/", "filter/"))]
+        _write_files(folder, needed)
+
+    def _read(self, url: str) -> str:
+        return (self._site / Urls.file_for(url)).read_text("utf-8")
+
+    def _started(self) -> _Service:
+        with self._lock:
+            if self._stopped:
+                raise SearchError("Pagefind stopped while indexing the site: it was stopped")
+            # begun within the lock: `stop` kills it, or it is never begun
+            service = _Service().__enter__()
+            self._services.append(service)
+            return service
 
     def stop(self) -> None:
         """Stop Pagefind from another thread: the thread asking it a question is answered by
         a SearchError, and closes this as it would on any."""
-        self._service.kill()
+        with self._lock:
+            self._stopped = True
+            services = list(self._services)
+        for service in services:
+            service.kill()
 
     def close(self) -> None:
         """Stop Pagefind, whatever it is doing."""
-        self._service.kill()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        self._service.__exit__()
+        with self._lock:
+            services, self._services = self._services, []
+        for service in services:
+            service.kill()
+            service.__exit__()
 
 
-def _remove_others(folder: Path, written: set[str]) -> None:
-    """Remove from `folder` the files of an index made before, written over by this one."""
-    for parent, _, names in os.walk(folder):
-        for name in names:
-            path = os.path.join(parent, name)
-            if path not in written:
-                os.unlink(path)
+def _files(service: _Service, index: int, folder: Path) -> list[tuple[str, bytes]]:
+    """The files Pagefind made of `index`, but its own interfaces, each with the path it
+    has inside `folder`."""
+    # Pagefind's own WriteFiles answers before its files are all on disk, and leaves
+    # some empty where the service then ends: the files are taken and written here.
+    files = service.ask({"type": "GetFiles", "index_id": index})["files"]
+    found = []
+    for file in files:
+        if file["path"].startswith(UNUSED):
+            continue
+        path = _inside(folder, file["path"]).relative_to(folder).as_posix()
+        found.append((path, base64.b64decode(file["content"])))
+    return found
+
+
+def _write_files(folder: Path, files: Iterable[tuple[str, bytes]]) -> None:
+    """Write `files` into `folder`, emptied first; Pagefind's entry file last, so that a
+    folder that holds it is whole (see `_keep`)."""
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)  # a bucket of the same name left half made
+    elif folder.exists() or folder.is_symlink():
+        folder.unlink()
+    for relative, data in sorted(files, key=lambda file: file[0] == ENTRY):
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_file(path, data)
+
+
+def _keep(folder: Path, before: Path | None, marks: Sequence[str]) -> bool:
+    """Whether the index at `folder` (a bucket, a part of the lexicon) is there, whole (it
+    holds each file of `marks`), or could be linked there from the folder of the same name
+    in `before` (the last index): its files are never written over, so a link is as good
+    as a copy."""
+    if all((folder / mark).is_file() for mark in marks) and not folder.is_symlink():
+        return True
+    if before is None or not all((before / folder.name / mark).is_file() for mark in marks):
+        return False
+    if folder.exists() or folder.is_symlink():
+        shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            folder.unlink()
+    try:
+        shutil.copytree(before / folder.name, folder, symlinks=True, copy_function=_link)
+    except (OSError, shutil.Error):
+        shutil.rmtree(folder, ignore_errors=True)
+        return False
+    return True
+
+
+def _link(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _remove_others(folder: Path, kept: set[str]) -> None:
+    """Remove from `folder` what is not the buckets and their list: the buckets of an index
+    made before, and an index of the site before buckets."""
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(folder):
+            if entry.name in kept:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 def indexed_url(url: str) -> str:

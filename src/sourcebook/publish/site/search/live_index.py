@@ -8,7 +8,9 @@ thrown away, and the newest build is indexed instead. So the index served is alw
 that of one build, the newest that has been indexed. An index under way when the next
 build begins is stopped (`superseded`), and none is begun until that build is shown:
 the next index replaces it soon after, and Pagefind's work over a large site would
-otherwise take the cores from the build the author waits for.
+otherwise take the cores from the build the author waits for. Each index keeps the
+buckets of the last whose pages are as they were, linked from its folder (see
+`buckets.py`): after an edit, Pagefind reads only the buckets of the pages it changed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import threading
 from pathlib import Path
 
 from sourcebook.publish.site.search.index import Indexing, SearchError, SearchJob
+from sourcebook.publish.site.search.kept import Kept
 
 
 class LiveSearch:
@@ -28,6 +31,8 @@ class LiveSearch:
         self.indexed = -1
         """The build (`LiveSite.version`) whose index `folder` holds."""
         self.failure = ""
+        self.last: Kept = Kept()
+        """What the index served was made of, for the next to keep."""
         self._changed = threading.Condition()
         self._wanted: tuple[int, SearchJob, Path] | None = None
         self._latest = -1
@@ -91,13 +96,14 @@ class LiveSearch:
         into = self.out / f"search-{version}"
         shutil.rmtree(into, ignore_errors=True)
         failure = ""
+        made = None
         try:
-            with job.begin(site, into) as indexing:  # Pagefind started, reading the pages
+            with job.begin(site, into, self.last) as indexing:
                 with self._changed:
                     wanted = self._current(version)
                     self._running = indexing if wanted else None
                 if wanted:
-                    indexing.finish()
+                    made = indexing.finish()
         except (SearchError, OSError) as exc:  # the site was swapped out under it, or worse
             failure = str(exc)
         with self._changed:
@@ -110,6 +116,8 @@ class LiveSearch:
                 shutil.rmtree(into, ignore_errors=True)
                 return
             old, self.folder, self.indexed, self.failure = self.folder, into, version, ""
+            if made is not None:
+                self.last = Kept(made.names, made.output)
             self._changed.notify_all()
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)

@@ -66,8 +66,8 @@ def linked_copy(
     it does not hold, for the build to write. A file written into it is replaced, never
     written through (`write_file`, `replace_file`), so the site at `target` stays as it
     was until the swap. `also`: a folder of the site (relative, with `/`) whose files
-    are linked too, whatever they are: the search index, which the build makes anew over
-    the old one, writing only the files that differ (see `search.Indexing.finish`).
+    are linked too, whatever they are: the search index, whose buckets the build keeps
+    where their pages are as they were (see `search.buckets`).
 
     The folder is the spare, where there is one: after a build of this kind it is the site
     before, whose folders are all there and whose files are mostly the same as the site's

@@ -237,10 +237,9 @@
       status.textContent = "";
       return;
     }
-    var filters = chosen.length ? { kind: { any: chosen } } : {};
-    pagefind.search(query, { filters: filters }).then(function (found) {
+    find(query).then(function (found) {
       if (mine !== asked || !found) return null;
-      kindCounts(found.totalFilters && found.totalFilters.kind || {});
+      kindCounts(found.counts);
       return Promise.all(found.results.slice(0, RANKED).map(function (r) { return r.data(); }))
         .then(function (data) {
           if (mine !== asked) return;
@@ -283,12 +282,93 @@
     }
   });
 
+  // The index's buckets (index.json; search/buckets.py) merged into the first's program,
+  // each filtered by its slot ("bucket"); so are the lexicon's parts ("letter").
+  var OPTIONS = { excerptLength: 24 };
+  var slots = [], lexicon = {};
+
+  function loadIndex(bundle) {
+    return fetch(bundle + "index.json")
+      .then(function (r) { if (!r.ok) throw new Error("no index"); return r.json(); })
+      .then(function (listed) {
+        var buckets = listed.buckets || [];
+        if (!buckets.length) throw new Error("an empty index");
+        slots = (listed.slots || buckets.map(function (b, i) { return i; })).map(String);
+        lexicon = listed.lexicon || {};
+        function as(slot) { return Object.assign({ mergeFilter: { bucket: slot } }, OPTIONS); }
+        return import(bundle + buckets[0] + "pagefind.js").then(function (module) {
+          return module.options(as(slots[0])).then(function () {
+            var merging = buckets.slice(1).map(function (bucket, i) {
+              return module.mergeIndex(bundle + bucket, as(slots[i + 1]));
+            });
+            Object.keys(lexicon).forEach(function (letter) {
+              merging.push(module.mergeIndex(bundle + lexicon[letter], { mergeFilter: { letter: letter } }));
+            });
+            return Promise.all(merging);
+          }).then(function () { return module; });
+        });
+      });
+  }
+
+  // A query's words as Pagefind takes them.
+  function terms(query) {
+    return query.replace(/[\p{Pd}\p{Pe}\p{Pf}\p{Pi}\p{Po}\p{Ps}]/gu, "").toLowerCase()
+      .split(/\s+/).filter(Boolean);
+  }
+
+  // The lexicon's part for a word (search/lexicon.py, part_of).
+  function letterOf(term) {
+    var first = Array.from(term.normalize("NFD").replace(/\p{M}/gu, ""))[0] || "";
+    return first >= "a" && first <= "z" ? first : first >= "0" && first <= "9" ? "0" : "_";
+  }
+
+  // The buckets that hold the words each term stands for in the whole site, as the
+  // lexicon finds them: a bucket without them would leave the term out (search/lexicon.py).
+  function bucketsFor(words) {
+    if (!Object.keys(lexicon).length) return Promise.resolve(slots);
+    return Promise.all(words.map(function (word) {
+      var letter = letterOf(word);
+      if (!lexicon[letter]) return null;
+      return pagefind.search(word, { filters: { letter: letter, holds: { any: slots } } })
+        .then(function (found) {
+          if (!found.results.length) return null;
+          var held = (found.filters && found.filters.holds) || {};
+          return slots.filter(function (slot) { return held[slot] > 0; });
+        });
+    })).then(function (each) {
+      return each.reduce(function (valid, held) {
+        return held === null ? valid : valid.filter(function (slot) { return held.indexOf(slot) !== -1; });
+      }, slots);
+    });
+  }
+
+  // A query's hits and the count of each kind, as one index of the site finds them; an
+  // exact phrase ("…") needs no lexicon.
+  function find(query) {
+    var exact = /^\s*".+"\s*$/.test(query), words = terms(query);
+    var asking = exact ? query : words.join(" ");
+    if (!asking) return Promise.resolve({ results: [], counts: {} });
+    return (exact ? Promise.resolve(slots) : bucketsFor(words)).then(function (valid) {
+      if (!valid.length) return { results: [], counts: {} };
+      var within = { bucket: { any: valid } };
+      var all = pagefind.search(asking, { filters: within });
+      var some = chosen.length
+        ? pagefind.search(asking, { filters: { bucket: within.bucket, kind: { any: chosen } } })
+        : all;
+      return Promise.all([all, some]).then(function (found) {
+        if (!found[0] || !found[1]) return null;
+        return { results: found[1].results, counts: (found[0].filters || {}).kind || {} };
+      });
+    });
+  }
+
   status.textContent = "Loading the index…";
-  Promise.all([import(root.getAttribute("data-bundle") + "pagefind.js"), loadNames()])
+  Promise.all([loadIndex(root.getAttribute("data-bundle")), loadNames()])
     .then(function (loaded) {
-      var module = loaded[0];
-      pagefind = module;
-      return pagefind.options({ excerptLength: 24 }).then(function () { return pagefind.filters(); });
+      pagefind = loaded[0];
+      // The search, open to a program on the page: every hit, and each kind's count.
+      window.sourcebookSearch = { find: find };
+      return pagefind.filters();
     })
     .then(function (filters) {
       status.textContent = "";
