@@ -39,7 +39,10 @@ MakeRecord = Callable[..., Path]
 LONGEST_FIRST = (
     "test_serve_equivalence.py",
     "test_build_kept.py",
+    "test_search_as_one_index.py",
+    "test_search_incremental.py",
     "test_runtime_plain.py",
+    "test_hostile_records.py",
     "test_as_of_property.py",
     "test_check_remembered.py",
 )
