@@ -18,6 +18,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from thorough import examples
 
 from sourcebook import derive
 from sourcebook.derive.scorecard import history_months
@@ -224,7 +225,7 @@ def differences(left: Path, right: Path) -> list[str]:
 
 
 @settings(
-    max_examples=25,
+    max_examples=examples(15),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -244,7 +245,7 @@ def test_a_build_as_of_a_day_is_the_build_of_what_was_known_by_then(tmp_path_fac
 
 
 @settings(
-    max_examples=30,
+    max_examples=examples(20),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

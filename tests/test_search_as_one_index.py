@@ -41,15 +41,11 @@ QUERIES = [
     "cooling zirconwhistle",  # other buckets would leave the rare word out
     "zirconwhistlez",  # no word begins so: the longest that it begins with
     "cooling quuxlimb",  # a word the site lacks is left out
-    "Zirçon cooling",
+    "Zirçon cooling",  # an accent, and a word many buckets hold
     "zircon",
     "cooling",
-    "Colossus",
-    "huge power cables",
-    "122 days",
-    "power purchase agreement",
-    "megapack",
-    '"built by xAI"',
+    "huge power cables",  # words every bucket may hold some of
+    '"built by xAI"',  # a phrase
 ]
 
 
