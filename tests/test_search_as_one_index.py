@@ -100,19 +100,21 @@ def found(
     browser: Any, site: Path, raw: bool = False, queries: list[str] = QUERIES
 ) -> dict[str, set[str]]:
     """The pages each query finds on `site`, each searched in a page of its own (Pagefind
-    keeps the chunks of its index a search loaded, which may change what the next finds)."""
+    keeps the chunks of its index a search loaded, which may change what the next finds;
+    a new page starts it afresh, the files it fetches served from the context's cache)."""
     pages = {}
     errors: list[str] = []
     with serving(site) as origin:
+        context = browser.new_context()  # its cache shared: each page's Pagefind its own
+        refused = local_only(context, origin)
         for query in queries:
-            context = browser.new_context()
-            refused = local_only(context, origin)
             page = context.new_page()
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(f"{origin}/vol1/search")
             pages[query] = set(page.evaluate(FOUND, [query, raw]))
-            context.close()
-            assert errors == [] and refused == []
+            page.close()
+        context.close()
+    assert errors == [] and refused == []
     return pages
 
 
@@ -135,3 +137,25 @@ def test_without_the_lexicon_the_buckets_find_other_pages(
     merged, single = found(browser, split, True, queries), found(browser, one, False, queries)
     assert merged["zirconwhistle"] > single["zirconwhistle"]  # "zircon" stood in
     assert merged["cooling zirconwhistle"] > single["cooling zirconwhistle"]  # left out
+
+
+def test_the_search_page_finds_across_buckets_at_1280_px(
+    sites: tuple[Path, Path], browser: Any
+) -> None:
+    split, _ = sites
+    errors: list[str] = []
+    with serving(split) as origin:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        refused = local_only(context, origin)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{origin}/vol1/search?q=Colossus")
+        page.wait_for_function(
+            "() => document.querySelector('.search-status').textContent.includes('result')"
+        )
+        hrefs = [a.get_attribute("href") for a in page.locator("a.search-link").all()]
+        assert {hrefs[0], hrefs[1]} == {"/vol1/ledger/colossus-1", "/vol1/ledger/colossus-2"}
+        assert len(hrefs) > 5 and page.locator(".search-kinds").is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        context.close()
+    assert errors == [] and refused == []

@@ -150,24 +150,6 @@ def test_the_index_after_edits_is_the_clean_builds(
     same(gone, searched(browser, clean, QUERIES))
 
 
-@pytest.mark.browser
-def test_the_search_page_finds_across_buckets_at_1280_px(
-    tmp_path: Path, small_buckets: None, browser: Any
-) -> None:
-    root, out = record(tmp_path), tmp_path / "site"
-    made(root, out)
-    assert len(listed(out)) >= 4
-    with serving(out) as origin, opened(browser, origin, 1280) as page:
-        page.goto(f"{origin}/vol1/search?q=Colossus")
-        page.wait_for_function(
-            "() => document.querySelector('.search-status').textContent.includes('result')"
-        )
-        hrefs = [a.get_attribute("href") for a in page.locator("a.search-link").all()]
-        assert {hrefs[0], hrefs[1]} == {"/vol1/ledger/colossus-1", "/vol1/ledger/colossus-2"}
-        assert len(hrefs) > 5 and page.locator(".search-kinds").is_visible()
-        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from site_fixtures import chromium
