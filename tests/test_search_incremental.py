@@ -27,23 +27,14 @@ TERM = (
 )
 QUERIES = [
     "Colossus",
-    "Colossus 2",
     "Memphis",
     "Stargate",
-    "Abilene",
-    "xAI",
-    "Microsoft Fairwater",
     "huge power cables",
-    "gigawatt",
     "122 days",
-    "turbines",
     "power purchase agreement",
     "cooling",
-    "training run",
-    "NVIDIA",
     "Colosus",  # a slip
     "Stargte",
-    "megapack",
     "correction",
     "zebra quartz",
 ]
