@@ -10,8 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 pytest_plugins = ["notify_fixtures", "library_server"]
+
+settings.register_profile("sourcebook", deadline=None)
+settings.load_profile("sourcebook")
+"""No property test races a clock: an example is never failed for the time it took, which a
+loaded machine decides (a test that sets a deadline of its own keeps it)."""
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED = REPO / "examples" / "compute-race"

@@ -52,7 +52,7 @@ def clean_build(root: Path, out: Path, search: bool = False) -> list[str]:
 
 
 @settings(
-    max_examples=examples(35),
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -178,7 +178,7 @@ def _with_setting(key: str, value: str) -> str:
 
 
 @settings(
-    max_examples=examples(400),
+    max_examples=examples(300),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -204,7 +204,7 @@ def files(site: Path) -> dict[str, str]:
 
 
 @settings(
-    max_examples=examples(70),
+    max_examples=examples(50),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
