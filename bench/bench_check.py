@@ -37,7 +37,7 @@ STAGES = {
     "read_record": "read",
     "link_record": "link",
     "check_record": "check",
-    "compile_in_memory": "compile",
+    "compiled_image": "compile",
     "check_queries": "queries",
 }
 PROFILE_ROWS = 15
