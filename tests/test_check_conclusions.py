@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import BUNDLED, run, term
 
+from sourcebook.incremental import Memos
 from sourcebook.pipeline import check
 
 SOURCE = """\
@@ -220,6 +221,23 @@ def test_a_wiki_link_names_the_campus(make_record):
 
 
 # C002: a number only a retired figure bears out.
+
+
+def test_what_prose_says_is_kept_and_held_to_the_figures_as_they_are_now(make_record):
+    """An unchanged term's numbers are found again, not read again, and held to the
+    campus's figures as a save left them: an edit of the campus alone is what decides."""
+    root = campus_record(make_record, "Colossus 2 runs 200 MW.")
+    kept = Memos.open(root)
+    assert [d.code for d in check(root, kept=kept).diagnostics if d.code == "C001"] == []
+    campus = root / "campuses/colossus-2.md"
+    campus.write_text(
+        campus.read_text(encoding="utf-8").replace("value: 200", "value: 300"), encoding="utf-8"
+    )
+    kept = Memos.open(root)
+    (warning,) = [d for d in check(root, kept=kept).diagnostics if d.code in ("C001", "C002")]
+    assert at(warning) == ("terms/cluster.md", 6, 17) and "'200 MW'" in warning.message
+    assert kept.checked.hits > 0  # the term's sentences were found, not read again
+    assert [(d.code, at(d)) for d in found(root, "C001", "C002")] == [(warning.code, at(warning))]
 
 
 def test_a_number_resting_on_a_corrected_figure_is_c002(make_record):

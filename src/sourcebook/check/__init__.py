@@ -65,7 +65,6 @@ RULES: list[Rule] = [
     charts.check_specs,
     manifests.check_releases,
     embeds.check_embeds,
-    prose_numbers.check_prose_numbers,
 ]
 
 
@@ -81,11 +80,13 @@ def check_record(
     given); returns the Library's proof of every quote. `kept`: each entity's results from
     earlier runs (`check/each.py`); none by default."""
     proofs = quotes.check_quotes(record, graph, diagnostics)
+    memo = kept if kept is not None else Memo(CHECKED)
     if rules is None:
-        check_each(record, ENTITY_RULES, diagnostics, kept if kept is not None else Memo(CHECKED))
+        check_each(record, ENTITY_RULES, diagnostics, memo)
     for rule in RULES if rules is None else rules:
         rule(record, graph, diagnostics)
     if rules is None:
+        prose_numbers.check_prose_numbers(record, graph, diagnostics, memo)
         claims.check_claims(record, proofs, diagnostics)
         watched.check_watch(record, proofs, diagnostics)
     return proofs

@@ -26,9 +26,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Any
 
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import CHECKED, Memo, key_of
 from sourcebook.link import prose as marks
 from sourcebook.link.graph import Graph, build_matcher, positions, resolve_wiki
 from sourcebook.link.names import NameMatcher
@@ -107,20 +110,46 @@ class _Figures:
         return values.first_in(said) if values is not None else None
 
 
-def check_prose_numbers(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
-    """C001 and C002 over every prose field of the record."""
+def check_prose_numbers(
+    record: Record, graph: Graph, diagnostics: Diagnostics, kept: Memo | None = None
+) -> None:
+    """C001 and C002 over every prose field of the record. What each entity's prose says
+    (its numbers, sentence by sentence, with the campuses and links each names) is kept in
+    `kept` by what the entity was read from, the names the record has and the year it
+    closes: a save finds again what an unchanged entity says, and holds it to the figures."""
     if not record.of("campus"):
         return
-    figures = _Figures(record)
     matcher = graph.matcher or build_matcher(record)
+    closes = record.settings.book.stands_at().year
+    memo = kept if kept is not None else Memo(CHECKED)
+    under = key_of(CHECKED, "prose numbers", matcher.fingerprint, str(closes))
+    figures: _Figures | None = None
     for entity in record:
-        for name, text in entity.prose():
-            if _unchecked(entity, name) or _MAY_SAY.search(text) is None:
-                continue
-            regions = _regions(text)
-            said = [q for q in quantities(text) if not within(regions, q.start)]
-            if said:
-                _Field(entity, name, text, record, diagnostics).check(said, figures, matcher)
+        read_as = record.read_as.get(entity.key)
+        key = key_of(under, read_as) if read_as is not None else None
+        said = memo.lookup_as(key, _said) if key is not None else None
+        if said is None:
+            said = _said(_says(entity, matcher, closes))
+            assert said is not None
+            if key is not None:
+                memo.record(key, [s.plain() for s in said])
+                memo.hold(key, said)
+        if said:
+            figures = figures or _Figures(record)
+            _Held(entity, record, diagnostics).check(said, figures)
+
+
+def _says(entity: Entity, matcher: NameMatcher, closes: int) -> list[Plain]:
+    """What the entity's prose says, sentence by sentence, as plain values."""
+    found: list[Plain] = []
+    for name, text in entity.prose():
+        if _unchecked(entity, name) or _MAY_SAY.search(text) is None:
+            continue
+        regions = _regions(text)
+        said = [q for q in quantities(text) if not within(regions, q.start)]
+        if said:
+            found += [s.plain() for s in _sentences(name, text, said, matcher, closes)]
+    return found
 
 
 def _unchecked(entity: Entity, name: str) -> bool:
@@ -137,90 +166,128 @@ def _regions(text: str) -> list[tuple[int, int]]:
     return merged(regions)
 
 
+Plain = tuple[Any, ...]
+"""A `_Sentence` as `marshal` keeps it (`_Sentence.plain`)."""
+
+
 @dataclass
 class _Sentence:
-    """What one sentence of a field holds: its numbers, the campuses it names and the
-    corrections it links."""
+    """What one sentence of a prose field holds: its numbers, the campuses it names, the
+    wiki links in it (`kind`, `target`, as written) and whether it speaks of a plan."""
 
+    field: str
     start: int
     end: int
-    said: list[Quantity] = field(default_factory=list)
-    campuses: set[str] = field(default_factory=set)
-    corrections: set[str] = field(default_factory=set)
+    said: list[Quantity] = dataclass_field(default_factory=list)
+    campuses: set[str] = dataclass_field(default_factory=set)
+    wiki: list[tuple[str, str]] = dataclass_field(default_factory=list)
+    plan: bool = False
+
+    def plain(self) -> Plain:
+        said = tuple((q.start, q.end, q.value, q.dimension, q.low, q.high) for q in self.said)
+        return (self.field, self.start, self.end, said, tuple(sorted(self.campuses)),
+                tuple(self.wiki), self.plan)  # fmt: skip
+
+
+def _said(plain: object) -> list[_Sentence] | None:
+    """The sentences kept as plain values; None where what is kept is not them."""
+    try:
+        return [
+            _Sentence(
+                field,
+                start,
+                end,
+                [Quantity(*q) for q in said],
+                set(campuses),
+                [(kind, target) for kind, target in wiki],
+                bool(plan),
+            )  # fmt: skip
+            for field, start, end, said, campuses, wiki, plan in plain  # type: ignore[attr-defined]
+        ]
+    except (TypeError, ValueError):
+        return None
+
+
+def _sentences(
+    name: str, text: str, said: list[Quantity], matcher: NameMatcher, closes: int
+) -> list[_Sentence]:
+    """The field's sentences that say a quantity, each with what it holds: one pass over
+    each, every place put in its sentence by a bisection."""
+    found = [_Sentence(name, start, end) for start, end in marks.sentences(text)]
+    starts = [sentence.start for sentence in found]
+
+    def of(at: int) -> _Sentence:
+        return found[bisect.bisect_right(starts, at) - 1]
+
+    for quantity in said:
+        of(quantity.start).said.append(quantity)
+    masked = marks.masked_regions(text) if marks.may_mask(text) else []
+    for mention in matcher.find(text, masked):
+        for target in mention.targets:
+            if target[0] == "campus":
+                of(mention.start).campuses.add(target[1])
+    for link in marks.wiki_links(text) if "[[" in text else ():
+        of(link.start).wiki.append((link.kind or "", link.target))
+    saying = [sentence for sentence in found if sentence.said]
+    for sentence in saying:
+        sentence.plan = _plan(text, sentence.start, sentence.end, closes)
+    return saying
+
+
+def _plan(text: str, start: int, end: int, closes: int) -> bool:
+    """Whether a sentence speaks of what is to come: a word of plans, or a year after the
+    record closes."""
+    if PLAN_WORDS.search(text, start, end) is not None:
+        return True
+    return any(int(y[0]) > closes for y in _YEAR.finditer(text, start, end))
 
 
 @dataclass
-class _Field:
-    """One prose field whose numbers are being held to the figures."""
+class _Held:
+    """One entity's sentences being held to the figures."""
 
     entity: Entity
-    name: str
-    text: str
     record: Record
     diagnostics: Diagnostics
 
-    def check(self, said: list[Quantity], figures: _Figures, matcher: NameMatcher) -> None:
-        for sentence in self._sentences(said, matcher):
-            campuses = sentence.campuses
+    def check(self, said: list[_Sentence], figures: _Figures) -> None:
+        for sentence in said:
+            campuses = set(sentence.campuses)
+            corrections: set[str] = set()
+            for kind, target in sentence.wiki:
+                key = resolve_wiki(self.record, kind or None, target)
+                if key is not None and key[0] == "campus":
+                    campuses.add(key[1])
+                elif key is not None and key[0] == "correction":
+                    corrections.add(key[1])
             if not campuses and self.entity.KIND == "campus":
                 campuses = {self.entity.id}
-            if not sentence.said or len(campuses) != 1:
+            if len(campuses) != 1:
                 continue
             (campus,) = campuses
-            plan = self._plan(sentence.start, sentence.end)
             if self.entity.KIND == "correction":
-                sentence.corrections.add(self.entity.id)
+                corrections.add(self.entity.id)
             for quantity in sentence.said:
-                counted, retired_by = figures.bearing(campus, quantity, plan)
+                counted, retired_by = figures.bearing(campus, quantity, sentence.plan)
                 if not counted:
-                    self._report(quantity, campus, retired_by, plan, sentence.corrections)
-
-    def _sentences(self, said: list[Quantity], matcher: NameMatcher) -> list[_Sentence]:
-        """The field's sentences, each with what it holds: one pass over each, every
-        place put in its sentence by a bisection."""
-        found = [_Sentence(start, end) for start, end in marks.sentences(self.text)]
-        starts = [sentence.start for sentence in found]
-
-        def of(at: int) -> _Sentence:
-            return found[bisect.bisect_right(starts, at) - 1]
-
-        for quantity in said:
-            of(quantity.start).said.append(quantity)
-        text = self.text
-        masked = marks.masked_regions(text) if marks.may_mask(text) else []
-        for mention in matcher.find(text, masked):
-            for target in mention.targets:
-                if target[0] == "campus":
-                    of(mention.start).campuses.add(target[1])
-        for link in marks.wiki_links(text) if "[[" in text else ():
-            key = resolve_wiki(self.record, link.kind, link.target)
-            if key is not None and key[0] == "campus":
-                of(link.start).campuses.add(key[1])
-            elif key is not None and key[0] == "correction":
-                of(link.start).corrections.add(key[1])
-        return found
-
-    def _plan(self, start: int, end: int) -> bool:
-        """Whether the sentence speaks of what is to come: a word of plans, or a year
-        after the record closes."""
-        if PLAN_WORDS.search(self.text, start, end) is not None:
-            return True
-        closes = self.record.settings.book.stands_at().year
-        return any(int(y[0]) > closes for y in _YEAR.finditer(self.text, start, end))
+                    self._report(sentence, quantity, campus, retired_by, corrections)
 
     def _report(
         self,
+        sentence: _Sentence,
         quantity: Quantity,
         campus: str,
         retired_by: Retired | None,
-        plan: bool,
         linked: set[str],
     ) -> None:
-        words = self.text[quantity.start : quantity.end]
+        text = dict(self.entity.prose())[sentence.field]
+        words = text[quantity.start : quantity.end]
+        plan = sentence.plan
         title = getattr(self.record.get("campus", campus), "title", campus)
         if retired_by is None:
             what = "" if plan else " as what is or was"
             self._warn(
+                sentence.field,
                 quantity,
                 "C001",
                 f"'{words}' said of {title}: no figure of {title}'s bears it out{what}",
@@ -231,6 +298,7 @@ class _Field:
             by = retired_by.correction
             why = f"correction '{by}'" if by else "the record's doubt"
             self._warn(
+                sentence.field,
                 quantity,
                 "C002",
                 f"'{words}' said of {title} rests only on figure '{retired_by.figure}', "
@@ -239,7 +307,8 @@ class _Field:
                 "source's words and link the correction",
             )
 
-    def _warn(self, quantity: Quantity, code: str, message: str, hint: str) -> None:
-        entity, name = self.entity, self.name
-        where = positions(entity.prose_pos(name), self.text, entity.prose_span(name))
+    def _warn(self, name: str, quantity: Quantity, code: str, message: str, hint: str) -> None:
+        entity = self.entity
+        text = dict(entity.prose())[name]
+        where = positions(entity.prose_pos(name), text, entity.prose_span(name))
         self.diagnostics.warning(where.at(quantity.start), code, message, hint)

@@ -69,5 +69,10 @@ def placed(owner: Entity) -> list[Placed]:
 
 
 def placed_figures(record: Record) -> list[Placed]:
-    """Every figure of every campus and party, in record order."""
+    """Every figure of every campus and party, in record order (listed once for a record
+    as it is: `Record.once`; the list is shared, not to be changed)."""
+    return record.once("placed figures", _placed_figures)
+
+
+def _placed_figures(record: Record) -> list[Placed]:
     return [p for kind in OWNER_KINDS for owner in record.of(kind) for p in placed(owner)]

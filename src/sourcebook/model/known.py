@@ -83,7 +83,12 @@ class Known:
 
 def known(record: Record) -> Known:
     """The known-day clock of every fact of `record`: one definition, read by the as-of
-    cut, the compiled record's `known_from` columns and every history."""
+    cut, the compiled record's `known_from` columns and every history (computed once for
+    a record as it is: `Record.once`)."""
+    return record.once("known", _known)
+
+
+def _known(record: Record) -> Known:
     clock = Known(record.settings.book.stands_at())
     clock.items = {item.shelf: day_end(item.captured) for item in record.library}
     placed = placed_figures(record)

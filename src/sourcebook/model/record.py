@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import KINDS
 from sourcebook.model.library import Library
 from sourcebook.model.settings import Settings
 from sourcebook.model.watch import WatchLog
+
+T = TypeVar("T")
+_NONE = object()
 
 
 @dataclass
@@ -36,9 +40,25 @@ class Record:
     watch: WatchLog = field(default_factory=WatchLog)
     """What `sourcebook watch` saw of the sources' addresses on the live web (watch/)."""
     _keys: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
+    _once: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.library = Library(self.root / "library", "library")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name not in ("_keys", "_once") and self.__dict__.get("_once"):
+            self._once = {}  # a record given other parts means other things
+
+    def once(self, meaning: str, make: Callable[[Record], T]) -> T:
+        """What `make` computes of this record, computed once while the record is as it is
+        (adding an entity or setting a part forgets it): a meaning every stage reads, such
+        as the known-day clock (`model/known.py`), is not computed again by each. `meaning`
+        names it; what is given is shared and must not be changed."""
+        found = self._once.get(meaning, _NONE)
+        if found is _NONE:
+            found = self._once[meaning] = make(self)
+        return found  # type: ignore[no-any-return]
 
     def get(self, kind: str, entity_id: str) -> Entity | None:
         return self.entities.get(kind, {}).get(entity_id)
@@ -80,6 +100,7 @@ class Record:
     def add(self, entity: Entity) -> None:
         self.entities.setdefault(entity.KIND, {})[entity.id] = entity
         self._keys = None
+        self._once = {}
 
     def has_drafts(self) -> bool:
         return any(entity.draft for entity in self)
