@@ -14,7 +14,6 @@ import pytest
 from host_fixtures import fetch, origin_of, serve_process
 from site_fixtures import write_record
 
-from sourcebook.derive import Derived
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.incremental import Memos
 from sourcebook.live import LiveSite
@@ -191,7 +190,7 @@ def changes_of(tmp_path: Path, path: str, old: str, new: str) -> set[tuple[str, 
         diagnostics = Diagnostics()
         record, graph = read_and_link(root, None, diagnostics, Memos.in_memory())
         assert record is not None and not diagnostics.errors
-        snapshots.append(Snapshot.of(record, graph, Derived("", [], [], [], []), None, []))
+        snapshots.append(Snapshot.of(record, graph, [], []))  # the record alone, no tables
     return snapshots[1].changes(snapshots[0])
 
 

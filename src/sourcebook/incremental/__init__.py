@@ -29,7 +29,11 @@ The vocabulary, used alike in the code, its docstrings and docs/architecture.md:
   the rest is let go.
 - **memos** (`Memos`): the memos of one run, opened from a store or made in memory.
 - **reads** (`Reads`, `READS`): what a page of the site read while it rendered, noted as
-  **tokens** (`Token`); a `SharedMemo` holds what many pages share, with what making it
+  **tokens** (`Token`) by the reading itself: the pages read the record through a
+  `TracedRecord`, an entity's fields through `read_field` (a template's `a.b` included),
+  and every other input through a `Table`, which notes each entry read by the table's
+  name and the entry's key, and gives the next build its entries to compare
+  (`compared_digests`); a `SharedMemo` holds what many pages share, with what making it
   read. The site's memo (`SiteMemo`) keeps the last site written and each page's tokens;
   its values are compared by **digest** (`Digester`).
 - The other memos: `QueryRuns` (the last run of each job over the compiled record, by
@@ -57,6 +61,14 @@ if TYPE_CHECKING:
     from sourcebook.incremental._seen import MARGIN_NS, FilesSeen, Stat, settled_since, stat_of
     from sourcebook.incremental._site import SiteMemo
     from sourcebook.incremental._store import STATE_FOLDER, Store
+    from sourcebook.incremental._traced import (
+        Table,
+        TracedRecord,
+        compared_digests,
+        note_attribute,
+        read_field,
+        read_fields,
+    )
     from sourcebook.incremental._whole import RecordMemo
 
 _HOME = {
@@ -86,6 +98,12 @@ _HOME = {
     "STATE_FOLDER": "_store",
     "Store": "_store",
     "RecordMemo": "_whole",
+    "Table": "_traced",
+    "TracedRecord": "_traced",
+    "compared_digests": "_traced",
+    "note_attribute": "_traced",
+    "read_field": "_traced",
+    "read_fields": "_traced",
 }
 """Where each name of the interface lives: a module is loaded when a name of it is first
 asked for, so that `check` of an unchanged record loads neither the model nor pydantic."""
@@ -120,10 +138,16 @@ __all__ = [
     "SiteMemo",
     "Stat",
     "Store",
+    "Table",
     "Token",
+    "TracedRecord",
     "code",
+    "compared_digests",
     "fingerprint",
     "key_of",
+    "note_attribute",
+    "read_field",
+    "read_fields",
     "run_key",
     "settled_since",
     "stat_of",

@@ -319,7 +319,8 @@ class SiteBuild:
             context, held = context_reads(page.context, seen)
             self._contexts[page.url] = (hashlib.sha256(context.encode()).digest(), held)
         shared = [view.nav, view.releases, view.series, view.notify]  # and the settings
-        return Snapshot.of(site.record, site.graph, derived, self._proofs, shared, last)
+        tables = view.compared_tables(derived)
+        return Snapshot.of(site.record, site.graph, tables, shared, last)
 
     @collector_paused()  # what it makes is kept until the next build
     def _made(

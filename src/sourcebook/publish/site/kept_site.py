@@ -25,17 +25,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sourcebook import incremental
-from sourcebook.derive import Derived
-from sourcebook.incremental import Digester, Token
-from sourcebook.library.report import QuoteReport
+from sourcebook.incremental import Digester, Table, Token
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
-from sourcebook.model.kinds import Campus, Source, Term
+from sourcebook.model.kinds import Campus, Term
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key
 from sourcebook.publish.site.pages.urls import ENTITY_PATHS
 from sourcebook.publish.site.serving.swap import MARK
-from sourcebook.publish.site.view.citations import proven_quotes
 from sourcebook.read.paths import Confined
 
 OWN_FOLDERS = ("templates", "static", "watch")
@@ -79,28 +76,29 @@ class Snapshot:
     read_as: dict[Key, bytes]
     entities: dict[Key, Facts]
     wiki: dict[tuple[str | None, str], bytes]
-    derived: dict[Token, bytes]
-    proven: dict[str, bytes]
-    library: dict[str, bytes]
-    values: dict[str, Any] = field(default_factory=dict)
-    """What was digested whole or by entry ("derived", "proven", "library"), where this
-    build's snapshot is kept in memory (`serve`): the next compares each value with its
-    own, and takes the digests of those that are equal as they are rather than digesting
-    them again. Not kept on disk: a snapshot read back digests all."""
+    compared: dict[Token, bytes]
+    """Each entry of the tables the view compares by entry (what derive computed, what
+    check proved, the Library's items, the watch's addresses: `incremental.Table`), by
+    the token a page that reads it notes."""
+    values: dict[Token, Any] = field(default_factory=dict)
+    """Those entries' values, where this build's snapshot is kept in memory (`serve`):
+    the next compares each value with its own, and takes the digests of those that are
+    equal as they are rather than digesting them again. Not kept on disk: a snapshot read
+    back digests all."""
 
     @classmethod
     def of(
         cls,
         record: Record,
         graph: Graph,
-        derived: Derived,
-        proofs: QuoteReport | None,
+        tables: list[Table[Any, Any]],
         shared: list[Any],
         last: Snapshot | None = None,
     ) -> Snapshot:
-        """`shared`: what every page reads alike, besides what the record holds of it.
-        `last`: the snapshot of the last build, whose digests of an entity read from the
-        same file (and linked with the same names) are taken as they are."""
+        """`tables`: the view's tables that are compared by entry. `shared`: what every
+        page reads alike, besides what the record holds of it. `last`: the snapshot of the
+        last build, whose digests of an entity read from the same file (and linked with the
+        same names), and of an entry of equal value, are taken as they are."""
         keys = sorted(record.entities_keys())
         names = graph.matcher.fingerprint if graph.matcher is not None else ""
         everything = [
@@ -111,7 +109,6 @@ class Snapshot:
             *map(repr, shared),
         ]
         digester = Digester()
-        proven = {s.id: proven_quotes(proofs, s) for s in _sources(record)} if proofs else {}
         read_as = {key: record.read_as.get(key, b"") for key in keys}
         relinked = last is None or last.names != names
         reads = _reads_by_entity(graph)
@@ -135,12 +132,7 @@ class Snapshot:
             wiki=last.wiki
             if last is not None and not relinked
             else {link: digester.digest(target) for link, target in graph.wiki.items()},
-            derived=last.derived
-            if last is not None and last.values.get("derived") == derived
-            else {token: digester.digest(v) for token, v in derived_parts(derived)},
-            proven=_by_entry(proven, last, "proven", digester),
-            library=_by_entry(record.library.items, last, "library", digester),
-            values={"derived": derived, "proven": proven, "library": dict(record.library.items)},
+            **_compared(tables, last, digester),
         )
 
     def changes(self, before: Snapshot) -> set[Token] | None:
@@ -162,24 +154,19 @@ class Snapshot:
             changed |= {("in", *target) for target, _ in old.refs ^ now.refs}
             if {target for target, _ in old.refs} != {target for target, _ in now.refs}:
                 changed.add(("out", *key))
-        whole = ("derived", "*")
-        if before.derived[whole] != self.derived[whole]:  # else no part of it differs
-            changed |= _differ(before.derived, self.derived)
-        changed |= {("proven", i) for i in _differ(before.proven, self.proven)}
-        changed |= {("library", shelf) for shelf in _differ(before.library, self.library)}
+        changed |= _differ(before.compared, self.compared)
         return changed
 
     def plain(self) -> tuple[Any, ...]:
         """This as plain values, for `marshal` (see `site_plain`)."""
         entities = {key: tuple(facts) for key, facts in self.entities.items()}
-        return (self.shared, self.names, self.read_as, entities, self.wiki, self.derived,
-                self.proven, self.library)  # fmt: skip
+        return (self.shared, self.names, self.read_as, entities, self.wiki, self.compared)
 
     @classmethod
     def from_plain(cls, plain: tuple[Any, ...]) -> Snapshot:
-        shared, names, read_as, entities, wiki, derived, proven, library = plain
+        shared, names, read_as, entities, wiki, compared = plain
         facts = {key: Facts(*values) for key, values in entities.items()}
-        return cls(shared, names, read_as, facts, wiki, derived, proven, library)
+        return cls(shared, names, read_as, facts, wiki, compared)
 
 
 def _facts(entity: Entity, graph: Graph, reads: dict[str, Any] | None, digester: Digester) -> Facts:
@@ -195,23 +182,23 @@ def _facts(entity: Entity, graph: Graph, reads: dict[str, Any] | None, digester:
     )
 
 
-def _by_entry(
-    values: dict[str, Any], last: Snapshot | None, part: str, digester: Digester
-) -> dict[str, bytes]:
-    """The digest of each entry of `values`: the last snapshot's where its value was equal."""
-    was: dict[str, Any] = last.values.get(part, {}) if last is not None else {}
-    digests = getattr(last, part) if last is not None else {}
+def _compared(
+    tables: list[Table[Any, Any]], last: Snapshot | None, digester: Digester
+) -> dict[str, Any]:
+    """The digest of each entry of `tables` (the last snapshot's where its value was equal),
+    and the values, by token."""
+    was = last.values if last is not None else {}
+    digests = last.compared if last is not None else {}
     missing = object()
-    return {
-        key: digests[key]
-        if key in digests and was.get(key, missing) == value
-        else digester.digest(value)
-        for key, value in values.items()
-    }
-
-
-def _sources(record: Record) -> list[Source]:
-    return [source for source in record.of("source") if isinstance(source, Source)]
+    compared: dict[Token, bytes] = {}
+    values: dict[Token, Any] = {}
+    for table in tables:
+        for token, value in table.entries():
+            values[token] = value
+            known = digests.get(token)
+            same = known is not None and was.get(token, missing) == value
+            compared[token] = known if same and known is not None else digester.digest(value)
+    return {"compared": compared, "values": values}
 
 
 def _reads_by_entity(graph: Graph) -> dict[Key, dict[str, Any]]:
@@ -260,24 +247,6 @@ def _grouped_by(entity: Entity | None) -> Iterator[Token]:
 def _differ(before: dict[Any, Any], now: dict[Any, Any]) -> set[Any]:
     missing = object()
     return {k for k in before.keys() | now.keys() if before.get(k, missing) != now.get(k, missing)}
-
-
-def derived_parts(derived: Derived) -> Iterator[tuple[Token, Any]]:
-    """What derive computed, in the parts `Computed` notes as pages read them."""
-    yield ("derived", "*"), derived
-    yield ("derived", "as_of"), derived.as_of
-    yield from ((("derived", "row", r.indicator), r) for r in derived.rows)
-    yield from ((("derived", "verdict", v.test), v) for v in derived.verdicts)
-    yield from ((("derived", "scenario", s.id), s) for s in derived.scenarios)
-    yield from ((("derived", "campus", c), state) for c, state in derived.campuses.items())
-    for owner, timelines in derived.timelines.items():
-        yield ("derived", "timelines", *owner), timelines
-        for timeline in timelines:
-            yield from ((("derived", "point", p.figure), p) for p in timeline.points)
-    conflicts: dict[Token, list[Any]] = {}
-    for conflict in derived.conflicts:
-        conflicts.setdefault(("derived", "conflicts", *conflict.owner), []).append(conflict)
-    yield from conflicts.items()
 
 
 def _own_files(root: Path) -> Iterator[str]:

@@ -1,39 +1,16 @@
-"""What each page of a build read: the record as pages read it, and their contexts.
+"""What each page of a build was given: its context, as one build compares it with the next.
 
-The tokens a page reads are noted by `incremental.READS` (see `incremental._reads` for what
-each token names); this is what of it is about the site's pages: the record that notes
-each entity a page asks for, and a page's context as one build compares it with the next.
+What a page reads as it renders is noted by the engine (`incremental.Reads`: the record,
+an entity's fields and the tables the view reads through); what it was given is its
+context, whose entities are noted here as read.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sourcebook.incremental import READS, Token
+from sourcebook.incremental import Token
 from sourcebook.model.base import Entity
-from sourcebook.model.record import Record
-
-
-class TracedRecord(Record):
-    """The record as the site's pages read it: each entity they ask for is noted."""
-
-    @classmethod
-    def of_record(cls, record: Record) -> TracedRecord:
-        traced = cls.__new__(cls)
-        traced.__dict__.update(record.__dict__)
-        return traced
-
-    def get(self, kind: str, entity_id: str) -> Entity | None:
-        READS.note(("entity", kind, entity_id))
-        return super().get(kind, entity_id)
-
-    def of(self, kind: str) -> list[Entity]:
-        READS.note(("kind", kind))
-        return super().of(kind)
-
-    def entities_keys(self) -> list[tuple[str, str]]:
-        READS.note_all([("kind", kind) for kind in self.entities])
-        return super().entities_keys()
 
 
 def context_reads(

@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from sourcebook.derive import Derived
 from sourcebook.derive.charts import ChartData
-from sourcebook.incremental import READS
+from sourcebook.incremental import read_field
 from sourcebook.model.figures import Placed, placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
@@ -199,10 +199,9 @@ class DrawnCharts:
         found = self._placed().get(figure)
         if found is None:
             return figure
-        READS.note(("entity", *found.owner.key))
         f = found.figure
         value = f"{f.qualifier} {shown(f.value, f.unit)}" if f.qualifier else shown(f.value, f.unit)
-        return f"{found.owner.title}, {value} as of {day(f.as_of)}"
+        return f"{read_field(found.owner, 'title')}, {value} as of {day(f.as_of)}"
 
     def _placed(self) -> dict[str, Placed]:
         """Each figure of a campus or party, by id."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from sourcebook.incremental import READS
+from sourcebook.incremental import READS, read_field
 from sourcebook.link.markdown import FIGURE, paper_text
 from sourcebook.link.mentions import PAPER
 from sourcebook.model.kinds import Chart, Paper, Source
@@ -68,11 +68,11 @@ def paper_sections(rendered: RenderedPaper) -> list[tuple[str, str, str]]:
 
 def render_paper(view: SiteView, paper: Paper) -> RenderedPaper:
     renderer = view.prose.renderer
-    READS.note_all([("entity", *paper.key), ("body", *paper.key)])
-    read = renderer.read(paper.body, paper.key, "body", PAPER)
+    body = read_field(paper, "body")
+    read = renderer.read(body, paper.key, "body", PAPER)
     env: dict = {"owner": paper.key, "terms": set(), "read": read}
     md = paper_markdown(renderer)
-    html = md.render(paper_text(paper.body), env)
+    html = md.render(paper_text(body), env)
     view.prose.mentioned(env["terms"])
     figures: list[Figure] = []
     counts = {"chart": 0, "table": 0}

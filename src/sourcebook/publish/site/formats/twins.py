@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sourcebook.incremental import READS
+from sourcebook.incremental import read_fields
 from sourcebook.model.base import Entity
 from sourcebook.publish.site.formats.json_text import dumps, plain_value
 
@@ -62,12 +62,11 @@ def with_twins(pages: list[Page], base: str) -> list[Page]:
 
 
 def entity_document(view: SiteView, entity: Entity) -> dict[str, Any]:
-    READS.entity(entity)  # every field of it but its body, which the twin leaves out
     links = view.query.backlinks(entity)
     data: dict[str, Any] = {
         "kind": entity.KIND,
         "id": entity.id,
-        **entity.model_dump(mode="json"),
+        **read_fields(entity, mode="json"),  # every field of it but its body
         "url": view.links.url(entity),
         "backlinks": {
             "book": [reference(view, e) for e in links.book],

@@ -53,6 +53,7 @@ from sourcebook.derive.scenarios import ScenarioResult
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row
 from sourcebook.derive.timeline import Timeline, TimelinePoint
 from sourcebook.derive.verdicts import Verdict
+from sourcebook.incremental import TracedRecord, note_attribute
 from sourcebook.link.backlinks import Backlinks
 from sourcebook.model.conflicts import Conflict, Stated
 from sourcebook.model.highlight import Highlight
@@ -92,7 +93,6 @@ from sourcebook.publish.site.pages.template_budget import (
     refuse_spec_widths,
 )
 from sourcebook.publish.site.pages.wayfinding import Crumb, MenuGroup, NavItem
-from sourcebook.publish.site.reads import TracedRecord
 from sourcebook.publish.site.view.citations import Citations
 from sourcebook.publish.site.view.computed import Computed
 from sourcebook.publish.site.view.figures import Figures
@@ -366,6 +366,7 @@ class RecordSandbox(ImmutableSandboxedEnvironment):
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         charge()
+        note_attribute(obj, attribute)  # what the page read (see `incremental.Reads`)
         names = readable().get(type(obj))
         if names is not None:
             if attribute in names:

@@ -30,7 +30,7 @@ from jinja2 import (
 )
 from jinja2.loaders import split_template_path
 
-from sourcebook.incremental import READS, SharedMemo, Token
+from sourcebook.incremental import READS, SharedMemo, Token, note_attribute
 from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site.formats import twins
 from sourcebook.publish.site.pages.page import SEARCH_TEMPLATE, Page
@@ -72,7 +72,7 @@ def environment(record_root: Path, globals_: dict[str, Any], entities: int = 0) 
     overridden = any(confined.files(own, ""))
     loaders: list[Any] = [ConfinedLoader(own, confined)] if overridden else []
     loaders += [builtin, PrefixLoader({"sourcebook": builtin})]
-    kind = RecordSandbox if overridden else Environment
+    kind = RecordSandbox if overridden else TracedEnvironment
     env = kind(
         loader=ChoiceLoader(loaders),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -88,6 +88,20 @@ def environment(record_root: Path, globals_: dict[str, Any], entities: int = 0) 
     if isinstance(env, RecordSandbox):
         env.budget = Budget.for_record(entities)
     return env
+
+
+class TracedEnvironment(Environment):
+    """Jinja for the built-in templates: every attribute a template reads of an entity is
+    noted as the page's (see `incremental.Reads`), as the record's sandbox notes it."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        note_attribute(obj, attribute)
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        if isinstance(argument, str):
+            note_attribute(obj, argument)
+        return super().getitem(obj, argument)
 
 
 class ConfinedLoader(FileSystemLoader):

@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from html import unescape as html_unescape
+from typing import Any
 
 from markupsafe import Markup, escape
 
-from sourcebook.incremental import READS, SharedMemo
+from sourcebook.incremental import READS, SharedMemo, Table
 from sourcebook.library.report import Proof, QuoteReport
 from sourcebook.link.prose import quote_spans
 from sourcebook.model.base import Entity
@@ -47,6 +48,12 @@ class Citations:
         self.proven: dict[str, ProvenQuotes] = {}
         """Per source id, its annotation's proven quotes, where given from outside (a
         process forked before check proved them); otherwise read from `proofs`."""
+        self.proven_table: Table[str, ProvenQuotes] = Table(
+            ("proven",), self._all_proven, make=self._proven_of
+        )
+        """What check proved of each source's annotation quotes, by source id."""
+        self.library: Table[str, Any] = Table(("library",), record.library.items)
+        """The Library's items, by shelf."""
         self._full = SharedMemo()
         self._short = SharedMemo()
         self.shared: tuple[SharedMemo, ...] = (self._full, self._short)
@@ -72,8 +79,7 @@ class Citations:
         return READS.lookup(self._short, source.id, self._make_short, source)
 
     def _make_short(self, source: Entity) -> str:
-        assert isinstance(source, Source)
-        READS.entity(source)
+        source = self._read(source)
         people = (self.record.get("person", a) for a in source.authors)
         names = [name_parts(p)[1] for p in people if p is not None and p.title.split()]
         bodies = (self.record.get("party", o) for o in source.organizations)
@@ -90,15 +96,14 @@ class Citations:
     def head(self, source: Source) -> Markup:
         """Who, what and when in the house style (HTML): the citation without its notes,
         one style for every source, as the Sources index lists them."""
-        READS.entity(source)
-        return Markup(self._head(source))
+        return Markup(self._head(self._read(source)))
 
     def line(self, source: Source) -> str:
         """Who, what and when, as plain text: the citation without its notes (a preview's)."""
         return " ".join(html_unescape(_TAG.sub("", self._head(source))).split())
 
     def _make_full(self, source: Source) -> Rendered:
-        READS.entity(source)
+        source = self._read(source)
         assert self.prose is not None, "Citations.prose is set by the site's view"
         annotation = self.prose(source, "annotation")
         annotation = Rendered(self._mark_quotes(source, annotation.html), annotation.terms)
@@ -109,14 +114,32 @@ class Citations:
         html = head + notes + disclosures if notes or disclosures else sentence(head)
         return Rendered(Markup(html), annotation.terms | read.terms | terms)
 
+    def _read(self, source: Entity) -> Source:
+        """The source as the record holds it, read through it (and so noted as read)."""
+        found = self.record.get(*source.key)
+        assert isinstance(found, Source)
+        return found
+
     def _mark_quotes(self, source: Source, html: Markup) -> Markup:
         """Wrap each quote of the annotation in its verification, found by its words."""
-        READS.note(("proven", source.id))
-        proven = self.proven.get(source.id)
-        if proven is None:
-            report = self.proofs
-            proven = proven_quotes(report, source) if report is not None else {}
-        return marked(html, proven)
+        return marked(html, self.proven_table[source.id])
+
+    def _proven_of(self, source_id: str) -> ProvenQuotes:
+        proven = self.proven.get(source_id)
+        if proven is not None:
+            return proven
+        source = Record.get(self.record, "source", source_id)  # noted as the table's
+        report = self.proofs
+        if report is None or not isinstance(source, Source):
+            return {}
+        return proven_quotes(report, source)
+
+    def _all_proven(self) -> dict[str, ProvenQuotes]:
+        report = self.proofs
+        if report is None:
+            return {}
+        sources = Record.of(self.record, "source")
+        return {s.id: proven_quotes(report, s) for s in sources if isinstance(s, Source)}
 
     # The citation is built as HTML strings, each value from the record escaped where it
     # goes in: markupsafe's Markup.format costs several times more, on every source.
@@ -200,8 +223,7 @@ class Citations:
 
     def _holding(self, shelf: str) -> str:
         """'Library S12 (the free portion), held since 5 October 2026, read again on …'."""
-        READS.note(("library", shelf))
-        item = self.record.library.get(shelf)
+        item = self.library.get(shelf)
         if item is None:
             return f"Library {escape(shelf)}"
         text = str(escape(item.label))

@@ -7,6 +7,7 @@ only finds what derive computed and words or draws it for a reader.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from markupsafe import Markup
 
@@ -22,7 +23,7 @@ from sourcebook.derive import (
 )
 from sourcebook.derive.campuses import Carried
 from sourcebook.derive.scenarios import Year
-from sourcebook.incremental import READS
+from sourcebook.incremental import Table
 from sourcebook.model.base import Entity
 from sourcebook.model.units import UnitError, shown
 from sourcebook.publish.site.drawing.line_charts import (
@@ -45,78 +46,76 @@ QUOTE_WORDS = {
 
 
 class Computed:
+    """What derive computed, as pages read it: each part a `Table` of the engine's, which
+    notes what a page read of it, and gives the next build its entries to compare."""
+
     def __init__(self, derived: Derived):
         self._derived = derived
-        self._rows = {r.indicator: r for r in derived.rows}
-        self._verdicts = {v.test: v for v in derived.verdicts}
-        self._conflicts: dict[tuple[str, str], list[Conflict]] = defaultdict(list)
+        conflicts: dict[tuple[str, str], list[Conflict]] = defaultdict(list)
         for conflict in derived.conflicts:
-            self._conflicts[conflict.owner].append(conflict)
-        self._scenarios = {s.id: s for s in derived.scenarios}
-        self._points = {
-            p.figure: p for found in derived.timelines.values() for t in found for p in t.points
-        }
-        self._owners = {
-            p.figure: owner
+            conflicts[conflict.owner].append(conflict)
+        owners = {
+            p.figure: (owner, p)
             for owner, found in derived.timelines.items()
             for t in found
             for p in t.points
         }
+        self._whole: Table[str, Any] = Table(("derived",), {"*": derived, "as_of": derived.as_of})
+        self._rows = Table(("derived", "row"), {r.indicator: r for r in derived.rows})
+        self._verdicts = Table(("derived", "verdict"), {v.test: v for v in derived.verdicts})
+        self._timelines = Table(("derived", "timelines"), dict(derived.timelines))
+        self._conflicts = Table(("derived", "conflicts"), dict(conflicts))
+        self._points = Table(("derived", "point"), {f: p for f, (_, p) in owners.items()})
+        self._owners = Table(("derived", "owner"), {f: o for f, (o, _) in owners.items()})
+        self._campuses = Table(("derived", "campus"), dict(derived.campuses))
+        self._scenarios = Table(("derived", "scenario"), {s.id: s for s in derived.scenarios})
 
-    # Each part is noted as a page reads it (see `incremental.Reads`), the whole where a page reads
-    # `derived` itself; `kept_site.Snapshot.changes` finds the parts an edit changed.
+    def tables(self) -> list[Table[Any, Any]]:
+        """Every part, as the next build compares them."""
+        return [self._whole, self._rows, self._verdicts, self._timelines, self._conflicts,
+                self._points, self._owners, self._campuses, self._scenarios]  # fmt: skip
 
     @property
     def derived(self) -> Derived:
-        READS.note(("derived", "*"))
-        return self._derived
+        return self._whole["*"]  # type: ignore[no-any-return]
 
     @property
     def as_of(self) -> str:
-        READS.note(("derived", "as_of"))
-        return self._derived.as_of
+        return self._whole["as_of"]  # type: ignore[no-any-return]
 
     def row(self, indicator: Entity) -> Row | None:
-        READS.note(("derived", "row", indicator.id))
         return self._rows.get(indicator.id)
 
     def verdict(self, test: Entity) -> Verdict | None:
-        READS.note(("derived", "verdict", test.id))
         return self._verdicts.get(test.id)
 
     def timelines(self, owner: Entity) -> list[Timeline]:
-        READS.note(("derived", "timelines", *owner.key))
-        return self._derived.timelines.get(owner.key, [])
+        return self._timelines.get(owner.key) or []
 
     def conflicts(self, owner: Entity) -> list[Conflict]:
-        READS.note(("derived", "conflicts", *owner.key))
-        return self._conflicts.get(owner.key, [])
+        return self._conflicts.get(owner.key) or []
 
     def point(self, figure: str) -> TimelinePoint | None:
         """A figure by its id, as its timeline holds it."""
-        READS.note(("derived", "point", figure))
         return self._points.get(figure)
 
     def campus(self, campus: Entity) -> CampusState | None:
         """The campus's stage, evidenced power and chips, as every page shows them."""
-        READS.note(("derived", "campus", campus.id))
-        return self._derived.campuses.get(campus.id)
+        return self._campuses.get(campus.id)
 
     def evidenced(self, measure: str) -> list[tuple[str, Carried]]:
         """Each campus with its evidenced `measure` ('power' or 'chips'), by campus id."""
-        READS.note(("derived", "*"))
         if measure not in ("power", "chips"):
             return []
-        found = [(c, getattr(s, measure)) for c, s in sorted(self._derived.campuses.items())]
+        campuses = self.derived.campuses
+        found = [(c, getattr(s, measure)) for c, s in sorted(campuses.items())]
         return [(campus, carried) for campus, carried in found if carried is not None]
 
     def owner(self, figure: str) -> tuple[str, str] | None:
         """(kind, id) of the campus or party that holds a figure."""
-        READS.note(("derived", "point", figure))
         return self._owners.get(figure)
 
     def scenario(self, scenario: Entity) -> ScenarioResult | None:
-        READS.note(("derived", "scenario", scenario.id))
         return self._scenarios.get(scenario.id)
 
     # Words.

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from jinja2 import Environment
 from markupsafe import Markup
 
-from sourcebook.incremental import READS, SharedMemo
+from sourcebook.incremental import READS, SharedMemo, read_field
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Chapter, Party, Source, Term
@@ -88,9 +88,8 @@ class PageProse:
             cited = proof.claim.source
             source = self.record.get("source", cited) if cited else None
             if isinstance(source, Source):
-                READS.entity(source)
-                for shelf in source.library:
-                    READS.note(("library", shelf))
+                for shelf in read_field(source, "library"):
+                    self.citations.library.get(shelf)
         return marked(html, proven)
 
     def plain(self, entity: Entity, field: str) -> str:
@@ -130,12 +129,8 @@ class PageProse:
         return READS.lookup(self._prose, key, self._render, entity, field, inline)
 
     def _render(self, entity: Entity, field: str, inline: bool) -> Rendered:
-        if field == "body":
-            READS.note(("body", *entity.key))
-        else:
-            READS.entity(entity)
         # a field of the record's, whatever name a template asks for
-        value = getattr(entity, field, "") if field in type(entity).model_fields else ""
+        value = read_field(entity, field) if field in type(entity).model_fields else ""
         text = value if isinstance(value, str) else ""
         render = self.renderer.inline if inline else self.renderer.block
         return render(text, entity.key, field)
@@ -157,7 +152,6 @@ class PageProse:
         page_url, page_terms = self._page_url, self._page_terms
         self._page_url, self._page_terms = "", set()
         try:
-            READS.entity(entity)
             template = self.env.get_template(f"fragments/{name}.html")
             html = Markup(template.render(entity=entity))
             return Rendered(html, frozenset(self._page_terms))

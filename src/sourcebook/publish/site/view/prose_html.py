@@ -30,7 +30,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
-from sourcebook.incremental import READS, SharedMemo
+from sourcebook.incremental import READS, SharedMemo, Table
 from sourcebook.link import markdown as reading
 from sourcebook.link import mentions
 from sourcebook.link import prose as marks
@@ -102,6 +102,18 @@ class ProseRenderer:
         """What prose says of a value derive computed (`embedded.Embedded.said`), once it
         has; before, no text with an embed is rendered (see `waits`)."""
         self._matcher = graph.matcher
+        # What prose reads of the record besides its own text, through the engine's
+        # tables, each compared from build to build by the entities and links (the site's
+        # `Snapshot`): the names, what link found in a field, where a page is, and what a
+        # wiki link leads to.
+        self._names: Table[tuple[()], NameMatcher] = Table(("names",), make=self._all_names)
+        self._found: Table[tuple[str, str, str], Read | None] = Table(
+            ("read",), make=lambda found: graph.read_of((found[0], found[1]), found[2])
+        )
+        self._pages: Table[Key, tuple[str, str | None]] = Table(("url",), make=self._link)
+        self._wiki: Table[tuple[str | None, str], Key | None] = Table(
+            ("wiki",), make=self._resolved
+        )
         self._links = SharedMemo()
         """Per entity: the opening tag of a link to it ("" if it has no page), its term id."""
         self._cited = SharedMemo()
@@ -112,7 +124,9 @@ class ProseRenderer:
     @property
     def matcher(self) -> NameMatcher:
         """The record's names, for a text that link did not read."""
-        READS.note(("names",))
+        return self._names[()]
+
+    def _all_names(self, _: tuple[()]) -> NameMatcher:
         if self._matcher is None:
             self._matcher = build_matcher(self.record)
         return self._matcher
@@ -152,8 +166,7 @@ class ProseRenderer:
         it now where it reads as plain text; else None, and link's code finds its names
         in the tokens the site parses (see `_mentions`)."""
         if owner is not None and field is not None:
-            READS.note(("read", *owner, field))
-            read = self.graph.read_of(owner, field)
+            read = self._found[(*owner, field)]
             if read is not None and (
                 read.reading == how or (read.reading == mentions.PLAIN and how != mentions.PAPER)
             ):
@@ -211,7 +224,7 @@ class ProseRenderer:
 
     def link_to(self, key: Key, inner: str, env: dict) -> str:
         """A link to the entity; `inner` is HTML already (escaped text, usually)."""
-        link = READS.lookup(self._links, key, self._link, key)
+        link = READS.lookup(self._links, key, self._pages.__getitem__, key)
         opening, term = link
         if not opening:
             return inner
@@ -220,8 +233,9 @@ class ProseRenderer:
         return f"{opening}{inner}</a>"
 
     def _link(self, key: Key) -> tuple[str, str | None]:
-        READS.note(("url", *key))  # all a link reads of what it leads to
-        entity = Record.get(self.record, *key)  # the entity itself not noted
+        """All a link reads of what it leads to: where its page is (the entity itself is
+        not noted as read: its title and fields are not shown)."""
+        entity = Record.get(self.record, *key)
         url = self.urls.page_of(entity) if entity is not None else None
         if entity is None or url is None:
             return "", None
@@ -237,11 +251,15 @@ class ProseRenderer:
 
     def _named(self, kind: str | None, target: str) -> Entity | None:
         """The entity a wiki link or an embed names, as link resolved it."""
-        READS.note(("wiki", kind, target))
-        key = self.graph.wiki.get((kind, target), _UNREAD)
-        if key == _UNREAD:  # a wiki link link did not read
-            key = resolve_wiki(self.record, kind, target)
+        key = self._wiki[(kind, target)]
         return self.record.get(*key) if key else None
+
+    def _resolved(self, link: tuple[str | None, str]) -> Key | None:
+        key = self.graph.wiki.get(link, _UNREAD)
+        if key == _UNREAD:  # a wiki link link did not read
+            kind, target = link
+            key = resolve_wiki(self.record, kind, target)
+        return key  # type: ignore[return-value]
 
     def waits(self, text: str) -> bool:
         """Whether `text` says a computed value that derive has not given yet."""

@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sourcebook.incremental import READS, SharedMemo
+from sourcebook.incremental import READS, SharedMemo, Table, read_field
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Campus, CampusParty, Chapter, Source, Term, kind_by_name
 from sourcebook.model.record import Record
+from sourcebook.model.refs import Key, Ref
 from sourcebook.model.watch import Summary
 from sourcebook.publish.site.pages.links import Links
 from sourcebook.publish.site.pages.releases import Release, entity_tables
@@ -51,8 +52,20 @@ class Query:
         self.shared: tuple[SharedMemo, ...] = (self._users,)
         """What it makes that pages share (as text, not entities), for the next build to
         take what is unchanged."""
-        self._roles = _roles_by_party(record)
-        self.watch = SiteWatch(record, links.urls)
+        roles = _roles_by_party(record)
+        # What refers to what, read through the engine's tables: each is compared from
+        # build to build by what the entities refer to (the site's `Snapshot`).
+        self._incoming: Table[Key, list[Ref]] = Table(("in",), make=graph.incoming)
+        self._outgoing: Table[Key, list[Ref]] = Table(("out",), make=graph.outgoing)
+        self._first: Table[str, list[Term]] = Table(
+            ("first",), make=lambda chapter: self._backlinks._by_first_chapter.get(chapter, [])
+        )
+        """The terms each chapter is the first of, by chapter id."""
+        self._roles: Table[str, list[tuple[Campus, CampusParty]]] = Table(
+            ("roles",), make=lambda party: roles.get(party, [])
+        )
+        """The campuses that name each party, with their entries, by party id."""
+        self.watch = SiteWatch(record, links.urls, citations.library, citations.proven_table)
         """The sources' addresses as of the last watch, and the Library's copies."""
 
     # Entities by their ids.
@@ -78,14 +91,19 @@ class Query:
         return READS.lookup(self._backlinks_of, entity.key, self._backlinks_read, entity)
 
     def _backlinks_read(self, entity: Entity) -> Backlinks:
-        READS.entity(entity)
-        READS.note(("in", *entity.key))
-        if isinstance(entity, Term) and entity.chapters:  # its first chapter's other terms
-            READS.note(("first", entity.chapters[0]))
+        entity = self._read(entity)
+        self._incoming.get(entity.key)
+        chapters = read_field(entity, "chapters") if isinstance(entity, Term) else []
+        if chapters:  # its related terms are its first chapter's other terms
+            self._first.get(chapters[0])
         found = self._backlinks(entity)
         for user in (*found.book, *found.record, *found.sources, *found.related):
-            READS.entity(user)
+            self.record.get(*user.key)
         return found
+
+    def _read(self, entity: Entity) -> Entity:
+        """The entity as the record holds it, read through it (and so noted as read)."""
+        return self.record.get(*entity.key) or entity
 
     def used_by(self, entity: Entity) -> list[User]:
         """Its backlinks as a 'Used by' line shows them, chapters first, then items, then
@@ -99,7 +117,7 @@ class Query:
         return READS.lookup(self._users, user.key, self._user_line, user)
 
     def _user_line(self, user: Entity) -> User:
-        READS.entity(user)
+        user = self._read(user)
         if isinstance(user, Chapter):
             return ("", self.links.url(user), self.chapter_label(user))
         if isinstance(user, Source):
@@ -109,8 +127,7 @@ class Query:
     def users(self, entity: Entity, kind: str) -> list[Entity]:
         """Entities of `kind` that refer to `entity`, in their own order, once each."""
         seen: dict[str, Entity] = {}
-        READS.note(("in", *entity.key))
-        for ref in self._graph.incoming(entity.key):
+        for ref in self._incoming[entity.key]:
             if ref.source[0] == kind and ref.field != "same_as":
                 user = self.record.get(*ref.source)
                 if user is not None:
@@ -119,10 +136,9 @@ class Query:
 
     def used(self, entity: Entity, kind: str) -> list[Entity]:
         """Entities of `kind` that `entity` refers to, once each, in id order."""
-        READS.note(("out", *entity.key))
         found = {
             ref.target[1]
-            for ref in self._graph.outgoing(entity.key)
+            for ref in self._outgoing[entity.key]
             if ref.target[0] == kind and ref.resolved and ref.target != entity.key
         }
         entities = (self.record.get(kind, i) for i in sorted(found))
@@ -130,13 +146,11 @@ class Query:
 
     def chapter_terms(self, chapter: Chapter) -> list[Term]:
         """Terms the chapter introduces (it is first in their `chapters`)."""
-        READS.note(("first", chapter.id))  # changes with any term whose first chapter it is
-        return self._backlinks._by_first_chapter.get(chapter.id, [])
+        return self._first[chapter.id]
 
     def roles(self, party: Entity) -> list[tuple[Campus, CampusParty]]:
         """Each campus the party has a role at, with its entry there."""
-        READS.note(("roles", party.id))  # changes with any campus that names the party
-        return self._roles.get(party.id, [])
+        return self._roles[party.id]
 
     def in_release(self, entity: Entity) -> list[tuple[str, str, str]]:
         """(table, CSV URL, JSON URL) of each table of the latest release with `entity`'s rows."""

@@ -19,7 +19,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from sourcebook.derive import Derived
-from sourcebook.incremental import READS, SharedMemo, Store, Token
+from sourcebook.incremental import READS, SharedMemo, Store, Table, Token, TracedRecord
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.record import Record
@@ -30,7 +30,6 @@ from sourcebook.publish.site.pages.sections import ABOUT, MENU_HEADINGS
 from sourcebook.publish.site.pages.series import InSeries
 from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.pages.wayfinding import Crumb, NavItem, Trail, menu
-from sourcebook.publish.site.reads import TracedRecord
 from sourcebook.publish.site.view.citations import Citations
 from sourcebook.publish.site.view.computed import Computed
 from sourcebook.publish.site.view.embedded import Embedded
@@ -94,9 +93,18 @@ class SiteView:
 
     @property
     def drawn(self) -> DrawnCharts:
-        """The record's charts, drawn once derive has given their data."""
-        READS.note_all([("derived", "*"), ("kind", "chart")])
+        """The record's charts, drawn once derive has given their data: drawn apart from
+        the pages, from all derive computed and every chart of the record, which a page
+        that shows one reads."""
+        self._computed.derived, self.record.of("chart")  # noqa: B018
         return self._drawn
+
+    def compared_tables(self, derived: Derived) -> list[Table[Any, Any]]:
+        """The tables pages read that the next build compares entry by entry, `derived`'s
+        with them (the rest are compared by the record's entities and links:
+        `kept_site.Snapshot`)."""
+        tables = [*Computed(derived).tables(), self.citations.proven_table, self.citations.library]
+        return [*tables, self.query.watch.addresses_table]
 
     def parts(self) -> dict[str, Any]:
         """The parts, by the names templates know them by."""

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sourcebook.check.watched import Watched, watch_summary, watched
-from sourcebook.incremental import READS
+from sourcebook.incremental import Table
 from sourcebook.library.report import QuoteReport
 from sourcebook.model.base import Entity
 from sourcebook.model.library import Item, ItemKind
@@ -93,9 +93,23 @@ class CopyPage:
 class SiteWatch:
     """The watch's states of every address and the Library's copies, for the site."""
 
-    def __init__(self, record: Record, urls: Urls):
+    def __init__(
+        self, record: Record, urls: Urls, library: Table[str, Any], proven: Table[str, Any]
+    ):
         self.record = record
         self.urls = urls
+        self._library = library
+        self._proven = proven
+        """What check proved of each source's own quotes (the citations' table), which a
+        copy's page lists."""
+        self.addresses_table: Table[tuple[str, str], Any] = Table(
+            ("watched",),
+            lambda: {key: _compared(found) for key, found in self._by_source().items()},
+            make=lambda key: self._by_source().get(key, []),
+        )
+        """Each source's addresses and their states as of the last watch, by source key:
+        what check proved of the quotes that cite it decides whether a changed page still
+        holds them."""
         self._proofs: QuoteReport | None = None
         self._found: dict[tuple[str, str], list[Watched]] | None = None
 
@@ -112,8 +126,7 @@ class SiteWatch:
         return self._found
 
     def held(self, shelf: str) -> HeldCopy:
-        READS.note(("library", shelf))
-        item = self.record.library.get(shelf)
+        item = self._library.get(shelf)
         captured = day(item.captured) if item is not None else ""
         return HeldCopy(shelf, self.urls.library_copy(shelf), f"Library {shelf}", captured)
 
@@ -124,8 +137,7 @@ class SiteWatch:
 
     def addresses(self, source: Entity) -> list[Address]:
         """Each address of the source, with its state as of the last watch."""
-        READS.note(("proven", source.id))
-        return [self._address(found) for found in self._by_source().get(source.key, [])]
+        return [self._address(found) for found in self.addresses_table[source.key] or []]
 
     def _address(self, found: Watched) -> Address:
         from sourcebook.model.addresses import safe_link, scheme
@@ -158,7 +170,6 @@ class SiteWatch:
         """The counts of the last watch, by state, category and age; None before any."""
         if not self.record.watch:
             return None
-        READS.note(("kind", "source"))
         return watch_summary(self.record, self._proofs)
 
     def page(self, copy: CopyContext, text: bool = True) -> CopyPage | None:
@@ -171,7 +182,7 @@ class SiteWatch:
         found = (self.record.get("source", holder) for holder in copy.holders)
         holders = [source for source in found if source is not None]
         for source in holders:
-            READS.note(("proven", source.id))
+            self._proven.get(source.id)
         pages, cut = self._text(item) if text else ((), 0)
         return CopyPage(
             copy=self.held(copy.shelf),
@@ -295,3 +306,9 @@ def copy_contexts(record: Record, whole: bool = True) -> list[CopyContext]:
             )
         )
     return found
+
+
+def _compared(found: list[Watched]) -> tuple[Any, ...]:
+    """A source's addresses as the next build compares them (the source itself is compared
+    as an entity)."""
+    return tuple((w.index, w.url, w.state, w.copies) for w in found)

@@ -1,0 +1,142 @@
+"""Traced inputs: what the pages read, noted by the reading itself.
+
+A page of the site records what it reads because every read goes through one of these:
+
+- the record (`TracedRecord`): an entity asked for by kind and id is noted as
+  `("entity", kind, id)`, a list of a kind as `("kind", kind)`;
+- an entity's fields (`read_field`, and a template's `a.b`, which the site's template
+  environments note by `note_attribute`): its body as `("body", kind, id)`, any other field as
+  `("entity", kind, id)`;
+- a `Table`: one input of the pages by key (what derive computed of each row, what check
+  proved of each source's quotes, a Library item, what refers to an entity, …): a read of
+  the entry under `key` is noted as the table's name followed by the key.
+
+A part of the site never names a token: it reads, and the engine notes what it read. The
+next build finds what an edit changed by comparing the same inputs entry by entry
+(`Table.digests`, and the site's `Snapshot` for the record's entities), so that what a
+page may read and what a build can find changed are named in one place, the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from typing import Any, Generic, TypeVar
+
+from sourcebook.incremental._digests import Digester
+from sourcebook.incremental._reads import READS, Token
+from sourcebook.model.base import Entity
+from sourcebook.model.record import Record
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+BODY = "body"
+
+
+def read_field(entity: Entity, name: str) -> Any:
+    """The field `name` of `entity`, noted as read: its body apart from the rest (a page that
+    lists entities by title is not written again for an edit of a body)."""
+    READS.note((BODY if name == BODY else "entity", *entity.key))
+    return getattr(entity, name)
+
+
+def read_fields(entity: Entity, **dump: Any) -> dict[str, Any]:
+    """Every field of `entity` but its body, as data (`model_dump(**dump)`), noted as read."""
+    READS.note(("entity", *entity.key))
+    return entity.model_dump(**dump)
+
+
+def note_attribute(obj: Any, name: str) -> None:
+    """Note a template's `obj.name` as read, where `obj` is an entity (the site's template
+    environments call this for every attribute a template reads)."""
+    if isinstance(obj, Entity):
+        READS.note((BODY if name == BODY else "entity", *obj.key))
+
+
+class TracedRecord(Record):
+    """The record as the site's pages read it: each entity they ask for is noted."""
+
+    @classmethod
+    def of_record(cls, record: Record) -> TracedRecord:
+        traced = cls.__new__(cls)
+        traced.__dict__.update(record.__dict__)
+        return traced
+
+    def get(self, kind: str, entity_id: str) -> Entity | None:
+        READS.note(("entity", kind, entity_id))
+        return super().get(kind, entity_id)
+
+    def of(self, kind: str) -> list[Entity]:
+        READS.note(("kind", kind))
+        return super().of(kind)
+
+    def entities_keys(self) -> list[tuple[str, str]]:
+        READS.note_all([("kind", kind) for kind in self.entities])
+        return super().entities_keys()
+
+
+def _as_key(key: Any) -> tuple[Any, ...]:
+    return key if isinstance(key, tuple) else (key,)
+
+
+class Table(Generic[K, V]):
+    """One input of the pages, by key. `name`: the words a read of it is noted by, before
+    its key. `entries`: the values (or what lists them when asked); `make`: where given,
+    what makes the value of one key when a page asks for it, and then `entries` (if any)
+    is only what the next build compares. A table without entries is compared by what its
+    values are made from: the record's entities and links (the site's `Snapshot`)."""
+
+    def __init__(
+        self,
+        name: tuple[str, ...],
+        entries: Mapping[K, V] | Callable[[], Mapping[K, V]] | None = None,
+        make: Callable[[K], V] | None = None,
+    ):
+        assert entries is not None or make is not None, "entries, or how to make one"
+        self.name = name
+        self._entries = entries
+        self._make = make
+
+    @property
+    def compared(self) -> bool:
+        """Whether the next build compares this table by its entries."""
+        return self._entries is not None
+
+    def token(self, key: K) -> Token:
+        return (*self.name, *_as_key(key))
+
+    def get(self, key: K, default: V | None = None) -> V | None:
+        """The entry under `key`, noted as read; `default` where there is none."""
+        READS.note(self.token(key))
+        if self._make is not None:
+            return self._make(key)
+        return self._mapping().get(key, default)
+
+    def __getitem__(self, key: K) -> V:
+        READS.note(self.token(key))
+        if self._make is not None:
+            return self._make(key)
+        return self._mapping()[key]
+
+    def _mapping(self) -> Mapping[K, V]:
+        """The entries as they are now (listed anew each time where a callable lists them)."""
+        entries = self._entries() if callable(self._entries) else self._entries
+        assert entries is not None
+        return entries
+
+    def entries(self) -> Iterator[tuple[Token, V]]:
+        """Each entry with the token a read of it is noted by."""
+        return ((self.token(key), value) for key, value in self._mapping().items())
+
+    def digests(self, digester: Digester) -> dict[Token, bytes]:
+        """Each entry's digest by its token: the next build compares them with its own."""
+        return {token: digester.digest(value) for token, value in self.entries()}
+
+
+def compared_digests(tables: list[Table[Any, Any]], digester: Digester) -> dict[Token, bytes]:
+    """The digests of every entry of the tables a build compares by their entries."""
+    found: dict[Token, bytes] = {}
+    for table in tables:
+        if table.compared:
+            found.update(table.digests(digester))
+    return found

@@ -1,0 +1,136 @@
+"""What a page depends on is recorded as it reads, never declared: a page kind added with
+no word about caching is kept from save to save and is never stale, and no part of the
+site names what it read (the engine notes it: `incremental.Reads`, `incremental.Table`)."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from site_fixtures import FILES, write_record
+
+from sourcebook.incremental import READS, Digester, Memos, Table, compared_digests
+from sourcebook.live import LiveSite
+from sourcebook.model.record import Record
+from sourcebook.pipeline import build
+from sourcebook.publish.site.pages import sections
+from sourcebook.publish.site.pages.page import Page
+from sourcebook.publish.site.pages.sections import BOOK, SECTIONS, Section
+from sourcebook.publish.site.pages.urls import Urls
+
+SITE_CODE = Path(sections.__file__).resolve().parent.parent
+
+
+def _almanac(s: Section, record: Record, urls: Urls, _: Sequence[object]) -> Iterator[Page]:
+    yield s.page(urls, {"terms": sections.ordered(record, "term")})
+
+
+ALMANAC = Section("almanac", "almanac", "Almanac", BOOK, "almanac.html", _almanac, "term")
+ALMANAC_TEMPLATE = """\
+{% extends "base.html" %}
+{% block title %}Almanac{% endblock %}
+{% block main %}<h1>Almanac</h1>
+{% for term in terms %}<section><h2>{{ term.title }}</h2>
+<pre>{{ term.body }}</pre>
+<p class="users">{% for kind, url, name in query.used_by(term) %}{{ name }}; {% endfor %}</p>
+</section>
+{% endfor %}
+{% set campus = query.entity("campus", "colossus-2") %}
+{% set state = view.computed.campus(campus) %}
+<p class="power">{{ view.computed.power(state.power) if state else "none" }}</p>
+{% endblock %}
+"""
+"""A page that shows a term's body as written (no prose renderer between), what uses each
+term, and a campus's evidenced power: each read as a template reads, no more."""
+
+
+def _page(site: Path) -> str:
+    return (site / "vol1/almanac/index.html").read_text(encoding="utf-8")
+
+
+def _edit(root: Path, path: str, old: str, new: str) -> None:
+    target = root / path
+    text = target.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    target.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+EDITS = [
+    # a term's body alone: the page shows it raw, as no built-in page does
+    ("terms/one-machine.md", "built to be one machine.", "built to be one single machine."),
+    # what uses a term: a chapter's prose that names it now
+    ("chapters/chapter-2.md", "of many.\n---\n", "of many.\n---\nA cluster of many machines.\n"),
+    # a figure of the campus: its evidenced power
+    ("campuses/colossus-2.md", "value: 200", "value: 250"),
+    # a title: every list that names the term
+    ("terms/cluster.md", "title: Cluster", "title: Compute cluster"),
+]
+
+
+def test_a_page_kind_added_without_a_word_about_caching_is_never_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sections, "SECTIONS", (*SECTIONS, ALMANAC))
+    root = write_record(tmp_path / "r", {**FILES, "templates/almanac.html": ALMANAC_TEMPLATE})
+    live = LiveSite(root, out=tmp_path / "live")
+    assert live.kept.files is not None
+    live.kept.files.margin_ns = 0  # each edit below is seen by its stat
+    try:
+        live.rebuild()
+        assert not live.broken, live.failure or live.errors
+        shown = [_page(live.site)]
+        for path, old, new in EDITS:
+            _edit(root, path, old, new)
+            live.rebuild()
+            assert not live.broken, live.failure or live.errors
+            assert live.written is not None and live.written < 40  # kept: few pages written
+            clean = tmp_path / f"clean-{len(shown)}"
+            build(root, clean, drafts=True, search=False, jobs=1, kept=Memos.in_memory())
+            assert _page(live.site) == _page(clean), (path, old, new)
+            shown.append(_page(live.site))
+    finally:
+        live.close()
+    # each edit changed what the page shows, and the page as served showed it
+    assert len({hashlib.sha256(page.encode()).digest() for page in shown}) == len(shown)
+    assert "one single machine" in shown[1] and "one single machine" not in shown[0]
+    assert shown[2].count("Chapter 2; ") == shown[1].count("Chapter 2; ") + 1  # uses Cluster
+    assert "250 MW" in shown[3] and "250 MW" not in shown[2]
+    assert "<h2>Compute cluster</h2>" in shown[4]
+
+
+def test_a_table_notes_each_read_by_its_name_and_key_and_compares_by_entry() -> None:
+    rows = Table(("derived", "row"), {"r1": 1, "r2": 2})
+    made = Table(("in",), make=lambda key: [key])
+    with READS.page() as read:
+        assert rows.get("r1") == 1 and rows.get("missing") is None
+        assert made[("term", "cluster")] == [("term", "cluster")]
+    assert read == {("derived", "row", "r1"), ("derived", "row", "missing"),
+                    ("in", "term", "cluster")}  # fmt: skip
+    digests = compared_digests([rows, made], Digester())
+    assert set(digests) == {("derived", "row", "r1"), ("derived", "row", "r2")}
+    again = compared_digests([Table(("derived", "row"), {"r1": 1, "r2": 3})], Digester())
+    assert {t for t in digests if digests[t] != again.get(t)} == {("derived", "row", "r2")}
+
+
+NOTING = {"note", "note_all", "entity"}
+
+
+def test_no_part_of_the_site_names_what_it_read() -> None:
+    """The site reads through the engine (the record, an entity's fields, its tables); no
+    module of it notes a token by hand."""
+    found = []
+    for path in sorted(SITE_CODE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in NOTING
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "READS"
+            ):
+                found.append(f"{path.relative_to(SITE_CODE)}:{node.lineno}")
+    assert found == []
