@@ -2,8 +2,9 @@
 
 A build that keeps its site re-renders after an edit only the pages that read something
 the edit changed (`SiteMemo`, and the site's `Snapshot` in publish). For that, while a
-page renders, everything it reads of the record is noted as a token, a tuple whose first
-word names what was read:
+page renders, everything it reads is noted as a token by the engine it reads through (the
+record, an entity's fields, a `Table`: `_traced.py`), a tuple whose first words name what
+was read:
 
 - `("entity", kind, id)`: an entity, every field of it but its body;
 - `("body", kind, id)`: its body (a page that shows it renders it, and notes that);
@@ -11,14 +12,14 @@ word names what was read:
 - `("out", kind, id)`: what it refers to;
 - `("kind", kind)`: which entities of a kind there are, and each of them;
 - `("in", kind, id)`: what refers to an entity (its backlinks);
-- `("derived", part, …)`: a part of what derive computed (`Computed` notes which);
+- `("derived", part, …)`: a part of what derive computed (the tables of `Computed`);
 - `("read", kind, id, field)`: the names link found in a prose field; `("names",)`: all
   the record's names, for a text link did not read; `("wiki", kind, target)`: what a wiki
   link leads to;
 - `("first", chapter)`: the terms a chapter is the first of; `("roles", party)`: the
   campuses that name a party;
 - `("proven", id)`: what check proved of a source's quotes; `("library", shelf)`: a
-  Library item.
+  Library item; `("watched", kind, id)`: a source's addresses as the last watch left them.
 
 What is made once and shared by many pages (a prose field rendered, a citation, a list
 item) carries the tokens read while making it to every page that uses it (`Reads.lookup`,
