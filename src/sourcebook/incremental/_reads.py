@@ -80,6 +80,11 @@ class Reads:
     def __init__(self) -> None:
         self._open: list[set[Token]] = []
 
+    def open_pages(self) -> list[set[Token]]:
+        """What each page open now has read, innermost last (the list itself, for a reader
+        that tests it on every attribute a template reads: empty while none is open)."""
+        return self._open
+
     def note(self, token: Token) -> None:
         if self._open:
             self._open[-1].add(token)

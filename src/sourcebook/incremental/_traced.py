@@ -46,11 +46,15 @@ def read_fields(entity: Entity, **dump: Any) -> dict[str, Any]:
     return entity.model_dump(**dump)
 
 
+_OPEN = READS.open_pages()
+
+
 def note_attribute(obj: Any, name: str) -> None:
     """Note a template's `obj.name` as read, where `obj` is an entity (the site's template
-    environments call this for every attribute a template reads)."""
-    if isinstance(obj, Entity):
-        READS.note((BODY if name == BODY else "entity", *obj.key))
+    environments call this for every attribute a template reads: it costs a test where no
+    page is open)."""
+    if _OPEN and isinstance(obj, Entity):
+        _OPEN[-1].add((BODY if name == BODY else "entity", obj.KIND, obj.id))
 
 
 class TracedRecord(Record):

@@ -95,13 +95,18 @@ class TracedEnvironment(Environment):
     noted as the page's (see `incremental.Reads`), as the record's sandbox notes it."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        note_attribute(obj, attribute)
-        return super().getattr(obj, attribute)
+        if _NOTING:
+            note_attribute(obj, attribute)
+        return Environment.getattr(self, obj, attribute)
 
     def getitem(self, obj: Any, argument: Any) -> Any:
-        if isinstance(argument, str):
+        if _NOTING and isinstance(argument, str):
             note_attribute(obj, argument)
-        return super().getitem(obj, argument)
+        return Environment.getitem(self, obj, argument)
+
+
+_NOTING = READS.open_pages()
+"""The pages open now (empty while none is: a build that keeps nothing pays a test)."""
 
 
 class ConfinedLoader(FileSystemLoader):
