@@ -11,13 +11,13 @@ The states are check's (`check.watched`), so that the site says what check repor
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from sourcebook.check.watched import Watched, watch_summary, watched
 from sourcebook.incremental import Table
+from sourcebook.library.cache import TextCache
 from sourcebook.library.report import QuoteReport
 from sourcebook.model.base import Entity
 from sourcebook.model.library import Item, ItemKind
@@ -290,11 +290,15 @@ def copy_contexts(record: Record, whole: bool = True) -> list[CopyContext]:
         if item.refreshes:
             refreshed_by.setdefault(item.refreshes, []).append(item.shelf)
     found = []
+    texts = TextCache.for_record(record.root) if len(record.library) else TextCache(None)
+    try:  # each text known by its stat where an earlier run read it (as check knows it)
+        digests = {item.shelf: texts.text_sha(str(record.library.text_path(item.shelf)))
+                   for item in record.library}  # fmt: skip
+        texts.save()
+    finally:
+        texts.close()
     for item in record.library:
-        try:
-            digest = hashlib.sha256(record.library.text_path(item.shelf).read_bytes()).hexdigest()
-        except OSError:
-            digest = ""
+        digest = digests[item.shelf] or ""
         shelf = item.shelf
         found.append(
             CopyContext(
