@@ -240,6 +240,26 @@ def test_what_prose_says_is_kept_and_held_to_the_figures_as_they_are_now(make_re
     assert [(d.code, at(d)) for d in found(root, "C001", "C002")] == [(warning.code, at(warning))]
 
 
+def test_a_new_name_is_looked_for_in_what_unchanged_prose_says(make_record):
+    """A term's sentence that names no campus is not held to any; an alias given to a
+    campus in its own file makes the same, unchanged sentence name it."""
+    root = campus_record(make_record, "The big Memphis site runs 5 GW.")
+    kept = Memos.open(root)
+    assert [d for d in check(root, kept=kept).diagnostics if d.code == "C001"] == []
+    campus = root / "campuses/colossus-2.md"
+    campus.write_text(
+        campus.read_text(encoding="utf-8").replace(
+            "title: Colossus 2\n", "title: Colossus 2\naliases: [big Memphis site]\n"
+        ),
+        encoding="utf-8",
+    )
+    kept = Memos.open(root)
+    (warning,) = [d for d in check(root, kept=kept).diagnostics if d.code == "C001"]
+    assert at(warning) == ("terms/cluster.md", 6, 27) and "'5 GW' said of Colossus 2" in (
+        warning.message
+    )
+
+
 def test_a_number_resting_on_a_corrected_figure_is_c002(make_record):
     root = campus_record(make_record, "The first Colossus reached 300 MW in 2024.")
     (warning,) = found(root, "C001", "C002")

@@ -26,9 +26,11 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.incremental import CHECKED, Memo, key_of
@@ -42,6 +44,8 @@ from sourcebook.model.quantities import Quantity, quantities
 from sourcebook.model.record import Record
 from sourcebook.model.retired import Retired, retired
 from sourcebook.model.spans import merged, within
+
+T = TypeVar("T")
 
 PLAN_WORDS = re.compile(
     r"\b(?:will|would|shall|could|may|might|plans?|planned|planning|targets?|targeted|"
@@ -114,32 +118,48 @@ def check_prose_numbers(
     record: Record, graph: Graph, diagnostics: Diagnostics, kept: Memo | None = None
 ) -> None:
     """C001 and C002 over every prose field of the record. What each entity's prose says
-    (its numbers, sentence by sentence, with the campuses and links each names) is kept in
-    `kept` by what the entity was read from, the names the record has and the year it
-    closes: a save finds again what an unchanged entity says, and holds it to the figures."""
+    is kept in `kept` by what the entity was read from, in two parts: its numbers, sentence
+    by sentence, with the links each makes and whether it speaks of a plan (under the year
+    the record closes); and the campuses each of those sentences names (under the record's
+    names too). A save finds again what an unchanged entity says, a new name looks again
+    only for names, and what is found is held to the figures as they are now."""
     if not record.of("campus"):
         return
     matcher = graph.matcher or build_matcher(record)
     closes = record.settings.book.stands_at().year
     memo = kept if kept is not None else Memo(CHECKED)
-    under = key_of(CHECKED, "prose numbers", matcher.fingerprint, str(closes))
+    says_under = key_of(CHECKED, "prose numbers", str(closes))
+    names_under = key_of(CHECKED, "prose numbers' campuses", matcher.fingerprint)
     figures: _Figures | None = None
     for entity in record:
         read_as = record.read_as.get(entity.key)
-        key = key_of(under, read_as) if read_as is not None else None
-        said = memo.lookup_as(key, _said) if key is not None else None
-        if said is None:
-            said = _said(_says(entity, matcher, closes))
-            assert said is not None
-            if key is not None:
-                memo.record(key, [s.plain() for s in said])
-                memo.hold(key, said)
+        said = _kept(memo, says_under, read_as, _said, partial(_says, entity, closes))
         if said:
+            named = _kept(memo, names_under, read_as, _named,
+                          partial(_campuses, entity, said, matcher))  # fmt: skip
             figures = figures or _Figures(record)
-            _Held(entity, record, diagnostics).check(said, figures)
+            _Held(entity, record, diagnostics).check(said, named, figures)
 
 
-def _says(entity: Entity, matcher: NameMatcher, closes: int) -> list[Plain]:
+def _kept(
+    memo: Memo, under: bytes, read_as: bytes | None, read: Callable[[Any], T | None],
+    make: Callable[[], list[Any]],
+) -> T:  # fmt: skip
+    """What `make` gives for one entity, kept in `memo` under `under` and what the entity
+    was read from (where it was read from a file), as `read` reads it back."""
+    key = key_of(under, read_as) if read_as is not None else None
+    found = memo.lookup_as(key, read) if key is not None else None
+    if found is None:
+        plain = make()
+        found = read(plain)
+        assert found is not None
+        if key is not None:
+            memo.record(key, plain)
+            memo.hold(key, found)
+    return found
+
+
+def _says(entity: Entity, closes: int) -> list[Plain]:
     """What the entity's prose says, sentence by sentence, as plain values."""
     found: list[Plain] = []
     for name, text in entity.prose():
@@ -148,8 +168,36 @@ def _says(entity: Entity, matcher: NameMatcher, closes: int) -> list[Plain]:
         regions = _regions(text)
         said = [q for q in quantities(text) if not within(regions, q.start)]
         if said:
-            found += [s.plain() for s in _sentences(name, text, said, matcher, closes)]
+            found += [s.plain() for s in _sentences(name, text, said, closes)]
     return found
+
+
+def _campuses(entity: Entity, said: list[_Sentence], matcher: NameMatcher) -> list[tuple[str, ...]]:
+    """The campuses each of the sentences names, by title or alias (in order)."""
+    texts = dict(entity.prose())
+    by_field: dict[str, list[int]] = defaultdict(list)
+    for index, sentence in enumerate(said):
+        by_field[sentence.field].append(index)
+    named: list[set[str]] = [set() for _ in said]
+    for name, indexes in by_field.items():
+        text = texts[name]
+        starts = [said[i].start for i in indexes]
+        masked = marks.masked_regions(text) if marks.may_mask(text) else []
+        for mention in matcher.find(text, masked):
+            campuses = [target[1] for target in mention.targets if target[0] == "campus"]
+            at = bisect.bisect_right(starts, mention.start) - 1
+            if campuses and at >= 0 and mention.start < said[indexes[at]].end:
+                named[indexes[at]].update(campuses)
+    return [tuple(sorted(campuses)) for campuses in named]
+
+
+def _named(plain: object) -> list[tuple[str, ...]] | None:
+    """The campuses kept as plain values; None where what is kept is not them."""
+    if not isinstance(plain, list) or not all(
+        isinstance(each, tuple) and all(type(c) is str for c in each) for each in plain
+    ):
+        return None
+    return plain
 
 
 def _unchecked(entity: Entity, name: str) -> bool:
@@ -172,21 +220,20 @@ Plain = tuple[Any, ...]
 
 @dataclass
 class _Sentence:
-    """What one sentence of a prose field holds: its numbers, the campuses it names, the
-    wiki links in it (`kind`, `target`, as written) and whether it speaks of a plan."""
+    """What one sentence of a prose field holds: its numbers, the wiki links in it (`kind`,
+    `target`, as written) and whether it speaks of a plan. Kept from run to run and shared
+    by them: never changed once made."""
 
     field: str
     start: int
     end: int
     said: list[Quantity] = dataclass_field(default_factory=list)
-    campuses: set[str] = dataclass_field(default_factory=set)
     wiki: list[tuple[str, str]] = dataclass_field(default_factory=list)
     plan: bool = False
 
     def plain(self) -> Plain:
         said = tuple((q.start, q.end, q.value, q.dimension, q.low, q.high) for q in self.said)
-        return (self.field, self.start, self.end, said, tuple(sorted(self.campuses)),
-                tuple(self.wiki), self.plan)  # fmt: skip
+        return (self.field, self.start, self.end, said, tuple(self.wiki), self.plan)
 
 
 def _said(plain: object) -> list[_Sentence] | None:
@@ -198,19 +245,16 @@ def _said(plain: object) -> list[_Sentence] | None:
                 start,
                 end,
                 [Quantity(*q) for q in said],
-                set(campuses),
                 [(kind, target) for kind, target in wiki],
                 bool(plan),
             )  # fmt: skip
-            for field, start, end, said, campuses, wiki, plan in plain  # type: ignore[attr-defined]
+            for field, start, end, said, wiki, plan in plain  # type: ignore[attr-defined]
         ]
     except (TypeError, ValueError):
         return None
 
 
-def _sentences(
-    name: str, text: str, said: list[Quantity], matcher: NameMatcher, closes: int
-) -> list[_Sentence]:
+def _sentences(name: str, text: str, said: list[Quantity], closes: int) -> list[_Sentence]:
     """The field's sentences that say a quantity, each with what it holds: one pass over
     each, every place put in its sentence by a bisection."""
     found = [_Sentence(name, start, end) for start, end in marks.sentences(text)]
@@ -221,11 +265,6 @@ def _sentences(
 
     for quantity in said:
         of(quantity.start).said.append(quantity)
-    masked = marks.masked_regions(text) if marks.may_mask(text) else []
-    for mention in matcher.find(text, masked):
-        for target in mention.targets:
-            if target[0] == "campus":
-                of(mention.start).campuses.add(target[1])
     for link in marks.wiki_links(text) if "[[" in text else ():
         of(link.start).wiki.append((link.kind or "", link.target))
     saying = [sentence for sentence in found if sentence.said]
@@ -250,9 +289,9 @@ class _Held:
     record: Record
     diagnostics: Diagnostics
 
-    def check(self, said: list[_Sentence], figures: _Figures) -> None:
-        for sentence in said:
-            campuses = set(sentence.campuses)
+    def check(self, said: list[_Sentence], named: list[tuple[str, ...]], figures: _Figures) -> None:
+        for sentence, campuses_named in zip(said, named, strict=True):
+            campuses = set(campuses_named)
             corrections: set[str] = set()
             for kind, target in sentence.wiki:
                 key = resolve_wiki(self.record, kind or None, target)
