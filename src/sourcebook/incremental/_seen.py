@@ -15,9 +15,9 @@ again without one (`unnamed`); each folder in which nothing was named gives agai
 the read made of it (`lookup_folder`: its listing, its Library, its links checked). Only
 what the margin rule trusted is given again so, not a read made just after its file
 changed: a file named in one batch and read at once is read again with the next, named
-or not. A change the watcher makes while a read runs is told with the next batch, which
-the watcher gives once this read is over: the next read sees it. Where the watcher may
-have missed something, the read takes every stat, as it does when not told (`begin`).
+or not. A change made while a read runs is told with the watcher's next batch, which it
+gives once this read is over: the next read sees it. Where the watcher may have missed
+something, the read takes every stat, as it does when not told (`begin`).
 
 Nothing is kept on disk: another process reads every file (the parsed memo then spares it
 the parsing).
