@@ -203,13 +203,30 @@ def files(site: Path) -> dict[str, str]:
     return found
 
 
-@settings(
-    max_examples=examples(50),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(st.lists(edit, min_size=1, max_size=3))
-def test_serve_after_any_edits_shows_what_a_clean_build_writes(edits):
+def watched(root: Path, path: str, change: str | tuple[str, str]) -> list[tuple[str, str]]:
+    """`apply`, and what a watcher saw of it, as `serve`'s tells a rebuild: each path
+    added, modified or deleted, the folders made for a new file first."""
+    target = root / path
+    said: list[tuple[str, Path]] = []
+    if change == RENAMED:
+        if target.is_file():
+            said = [("deleted", target), ("added", root / "terms" / "renamed-term.md")]
+    elif isinstance(change, tuple):
+        if target.is_file():
+            said = [("modified", target)]
+    elif change:
+        made = [folder for folder in target.parents if not folder.exists()]
+        said = [("added", folder) for folder in reversed(made)]
+        said.append(("modified" if target.exists() else "added", target))
+    elif target.exists():
+        said = [("deleted", target)]
+    apply(root, path, change)
+    return [(kind, str(where.resolve())) for kind, where in said]
+
+
+def serve_shows_a_clean_build(edits: list[tuple[str, str | tuple[str, str]]], told: bool) -> None:
+    """After each edit, `serve`'s rebuild shows what a clean build writes, byte for byte, or
+    the same errors; each rebuild told what changed (as the watcher tells it) where `told`."""
     with tempfile.TemporaryDirectory(dir=MEMORY) as folder:
         root = write_record(Path(folder) / "record", SEEDED)
         live = LiveSite(root, out=Path(folder) / "live")
@@ -218,8 +235,11 @@ def test_serve_after_any_edits_shows_what_a_clean_build_writes(edits):
         try:
             live.rebuild()
             for path, text in edits:
-                apply(root, path, text)
-                live.rebuild()
+                if told:
+                    live.rebuild(watched(root, path, text))
+                else:
+                    apply(root, path, text)
+                    live.rebuild()
                 clean = Path(folder) / "clean"
                 shutil.rmtree(clean, ignore_errors=True)
                 done = build(root, clean, drafts=True, search=False, jobs=1, kept=Memos.in_memory())
@@ -230,3 +250,25 @@ def test_serve_after_any_edits_shows_what_a_clean_build_writes(edits):
                     assert files(live.site) == files(clean)
         finally:
             live.close()
+
+
+@settings(
+    max_examples=examples(50),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.lists(edit, min_size=1, max_size=3))
+def test_serve_after_any_edits_shows_what_a_clean_build_writes(edits):
+    serve_shows_a_clean_build(edits, told=False)
+
+
+@settings(
+    max_examples=examples(50),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.lists(edit, min_size=1, max_size=3))
+def test_serve_told_what_each_edit_changed_shows_what_a_clean_build_writes(edits):
+    """Each rebuild told the paths, as the watcher tells them: the read takes every other
+    file as it was, without a stat, and lists only the folders where files came or went."""
+    serve_shows_a_clean_build(edits, told=True)

@@ -9,15 +9,16 @@ is made (see `publish/site/search/live_index.py`). `LiveHouse` does the same for
 from __future__ import annotations
 
 import html
+import os
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from pathlib import Path
 
 from sourcebook.children import one_line
 from sourcebook.diagnostics import Diagnostic
-from sourcebook.incremental import NOT_RECORD, Memos
+from sourcebook.incremental import NOT_RECORD, Memos, not_record
 from sourcebook.pipeline import build, build_house, check_house
 from sourcebook.publish.claimed import scratch
 from sourcebook.publish.site.build import BuildError
@@ -60,11 +61,16 @@ class LiveSite:
     def broken(self) -> bool:
         return bool(self.errors or self.failure)
 
-    def rebuild(self) -> None:
-        """Check and build; on errors keep them, and the pages will show them."""
+    def rebuild(self, changes: Iterable[tuple[str, str]] | None = None) -> None:
+        """Check and build; on errors keep them, and the pages will show them. `changes`:
+        what the watcher saw change since the last rebuild began, each (added, modified or
+        deleted; the path): the read takes every file not named as it was, without a stat
+        (`incremental.FilesSeen.told`); without them, it takes every file's stat."""
         with self._building:
             if self._closed:
                 return
+            if self.kept.files is not None:
+                self.kept.files.told(self.root, changes)
             self.search.superseded()
             errors: list[Diagnostic] = []
             warnings: list[Diagnostic] = []
@@ -110,19 +116,33 @@ class LiveSite:
             return self.version
 
     def watch(self, stop: threading.Event, then: Callable[[LiveSite], None] | None = None) -> None:
-        """Rebuild on every change to the record's files, until `stop` is set."""
+        """Rebuild on every change to the record's files, until `stop` is set.
+
+        Each rebuild is told what the watcher saw change (`rebuild`), hidden files too (the
+        read walks some: the Library's partial files, links among the static files); only
+        a change to a file that is not hidden starts one. The first rebuild takes every
+        stat: what changed before the watcher started, it did not see."""
         import watchfiles
 
+        root = self.root.resolve()
         ignored = {*NOT_RECORD, "__pycache__"}
 
-        def wanted(change: watchfiles.Change, path: str) -> bool:
-            parts = Path(path).relative_to(self.root.resolve()).parts
+        def told(change: watchfiles.Change, path: str) -> bool:
+            return not not_record(os.path.relpath(path, root))
+
+        def wanted(path: str) -> bool:
+            parts = Path(path).relative_to(root).parts
             return not any(p in ignored or p.startswith(".") for p in parts)
 
-        for _changes in watchfiles.watch(
-            self.root.resolve(), watch_filter=wanted, stop_event=stop, debounce=200
-        ):
-            self.rebuild()
+        first = True
+        for changes in watchfiles.watch(root, watch_filter=told, stop_event=stop, debounce=200):
+            said = [(change.name, path) for change, path in changes]
+            if not any(wanted(path) for _, path in said):
+                if self.kept.files is not None:
+                    self.kept.files.told(self.root, said)
+                continue
+            self.rebuild(None if first else said)
+            first = False
             if then is not None:
                 then(self)
 

@@ -39,6 +39,11 @@ The vocabulary, used alike in the code, its docstrings and docs/architecture.md:
 - The other memos: `QueryRuns` (the last run of each job over the compiled record, by
   the digests of what it read), `FilesSeen` (the last read of each file, by its stat),
   `RecordMemo` (one value for a whole record, by its fingerprint: `check`'s result).
+- **told** (`FilesSeen.told`): what `serve`'s watcher saw change since the last read began,
+  each path **named** with how (`ADDED`, `MODIFIED`, `DELETED`). A read told it gives each
+  file not named again without a stat (`unnamed`), and what it made of each folder in
+  which nothing was named (`lookup_folder`, `record_folder`); where the watcher may have
+  missed something, or was not asked, every stat is taken.
 
 A kept value is **sealed** by where it lives (the state folder's seal, an HMAC of the
 folder's own place made with a secret outside every record) and **invalidated** by its
@@ -53,12 +58,22 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sourcebook.incremental._digests import Digester
-    from sourcebook.incremental._fingerprint import NOT_RECORD, code, fingerprint
+    from sourcebook.incremental._fingerprint import NOT_RECORD, code, fingerprint, not_record
     from sourcebook.incremental._memo import Memo, key_of
     from sourcebook.incremental._memos import CHECKED, COMPILED, LINKED, PARSED, Memos
     from sourcebook.incremental._reads import READS, Reads, SharedMemo, Token
     from sourcebook.incremental._runs import QueryRuns, run_key
-    from sourcebook.incremental._seen import MARGIN_NS, FilesSeen, Stat, settled_since, stat_of
+    from sourcebook.incremental._seen import (
+        ADDED,
+        DELETED,
+        MARGIN_NS,
+        MODIFIED,
+        TOLD_MAX,
+        FilesSeen,
+        Stat,
+        settled_since,
+        stat_of,
+    )
     from sourcebook.incremental._site import SiteMemo
     from sourcebook.incremental._store import STATE_FOLDER, Store
     from sourcebook.incremental._traced import (
@@ -76,6 +91,7 @@ _HOME = {
     "NOT_RECORD": "_fingerprint",
     "code": "_fingerprint",
     "fingerprint": "_fingerprint",
+    "not_record": "_fingerprint",
     "Memo": "_memo",
     "key_of": "_memo",
     "CHECKED": "_memos",
@@ -89,7 +105,11 @@ _HOME = {
     "Token": "_reads",
     "QueryRuns": "_runs",
     "run_key": "_runs",
+    "ADDED": "_seen",
+    "DELETED": "_seen",
     "MARGIN_NS": "_seen",
+    "MODIFIED": "_seen",
+    "TOLD_MAX": "_seen",
     "FilesSeen": "_seen",
     "Stat": "_seen",
     "settled_since": "_seen",
@@ -119,14 +139,18 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ADDED",
     "CHECKED",
     "COMPILED",
+    "DELETED",
     "LINKED",
     "MARGIN_NS",
+    "MODIFIED",
     "NOT_RECORD",
     "PARSED",
     "READS",
     "STATE_FOLDER",
+    "TOLD_MAX",
     "Digester",
     "FilesSeen",
     "Memo",
@@ -145,6 +169,7 @@ __all__ = [
     "compared_digests",
     "fingerprint",
     "key_of",
+    "not_record",
     "note_attribute",
     "read_field",
     "read_fields",

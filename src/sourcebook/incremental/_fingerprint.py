@@ -68,6 +68,12 @@ def _skipped(name: str) -> bool:
     return name in NOT_RECORD or name.startswith(SITE_BESIDE)
 
 
+def not_record(relative: str) -> bool:
+    """Whether a path relative to a record's root lies in a folder under it that is not the
+    record (`NOT_RECORD`, and what a build keeps beside its site)."""
+    return _skipped(relative.split(os.sep, 1)[0])
+
+
 def _content(
     path: bytes, known: dict[str, list], fresh: dict[str, list[int | str]], now: int
 ) -> bytes:

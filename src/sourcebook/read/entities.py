@@ -8,7 +8,7 @@ the order the files were given, exactly as reading them one by one would give th
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -56,6 +56,7 @@ def reading(
     max_bytes: int,
     kept: Memo | None = None,
     seen: FilesSeen | None = None,
+    plain: Container[str] = (),
 ) -> Iterator[Iterator[FileRead]]:
     """Each file read, in the order given. Workers, where there are any, start at once and
     read while the block runs; in this process, each file is read as the block asks for it.
@@ -64,19 +65,17 @@ def reading(
     with some kept is read in this process, where parsing what changed is all there is to
     do; workers parse a record with none, and this process keeps what they parsed.
     `seen`: the last read of each file, given again where the file is unchanged (see
-    `incremental.FilesSeen`)."""
+    `incremental.FilesSeen`; the read has begun, and is committed by the caller); without a
+    stat where the watcher named no change to it and its kind is in `plain` (a folder
+    reached through no symbolic link)."""
     kept = kept if kept is not None else Memo(PARSED)
-    if seen is not None:
-        seen.begin()
     jobs = _jobs(len(files)) if not len(kept) else 1
     if jobs <= 1:
-        yield (_read_again(file, max_bytes, kept, seen) for file in files)
+        yield (_read_again(file, max_bytes, kept, seen, file.kind in plain) for file in files)
     else:
         bounds = [(i, min(i + CHUNK, len(files))) for i in range(0, len(files), CHUNK)]
         with Forked(jobs, (files, max_bytes)) as pool:
             yield _kept_as_read(pool.imap(_read_chunk, bounds), kept, max_bytes, seen)
-    if seen is not None:
-        seen.commit()
 
 
 def _kept_as_read(
@@ -91,23 +90,30 @@ def _kept_as_read(
             kept.record(*each)
         for read in reads:
             if seen is not None:  # its stat taken after the read: trusted only if older
-                seen.record((read.file, max_bytes), stat_of(read.file.path), read)
+                path = read.file.path
+                seen.record((read.file, max_bytes), stat_of(path), read, path)
             yield read
 
 
-def _read_again(file: EntityFile, max_bytes: int, kept: Memo, seen: FilesSeen | None) -> FileRead:
+def _read_again(
+    file: EntityFile, max_bytes: int, kept: Memo, seen: FilesSeen | None, plain: bool
+) -> FileRead:
     """The file's last read where it is unchanged (its parsed front matter kept for the
     next run), else the file read."""
     if seen is None:
         return _read(file, max_bytes, kept)
-    stat = stat_of(file.path)
-    again: FileRead | None = seen.lookup((file, max_bytes), stat)
+    key = (file, max_bytes)
+    stat = None
+    again: FileRead | None = seen.unnamed(key, file.path) if plain else None
+    if again is None:
+        stat = stat_of(file.path)
+        again = seen.lookup(key, stat)
     if again is not None:
         if again.read_as is not None:
             kept.carry(again.read_as)
         return again
     read = _read(file, max_bytes, kept)
-    seen.record((file, max_bytes), stat, read)
+    seen.record(key, stat, read, file.path)
     return read
 
 

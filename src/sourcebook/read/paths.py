@@ -46,6 +46,9 @@ class Confined:
         self._prefix = self.root.rstrip(os.sep) + os.sep
         self._folders: dict[str, str] = {}
         """Each folder asked about, resolved: its files are resolved through it."""
+        self.links = 0
+        """The symbolic links `files` met, followed or not: what is read through one changes
+        where the link leads, not under the folder walked."""
 
     def holds(self, path: Path | str) -> bool:
         real = self._real(os.fspath(path))
@@ -75,6 +78,8 @@ class Confined:
         dangles or loops is reported (where `diagnostics` is given) and passed over. Names
         starting with '.' or '_' are passed over unless `hidden`."""
         top = str(folder)
+        if os.path.islink(top):
+            self.links += 1
         if not os.path.isdir(top) or not self.holds(top):
             return
         visited: set[str] = set()
@@ -118,6 +123,7 @@ class Confined:
     ) -> bool:
         if not _is_link(entry):
             return True
+        self.links += 1
         path = entry.path
         if not self.holds(path):
             link_out(diagnostics, shown)
@@ -204,6 +210,11 @@ def _report(diagnostics: Diagnostics | None, shown: str, message: str) -> None:
 def check_published_links(confined: Confined, shown_root: str, diagnostics: Diagnostics) -> None:
     """Report every link that leaves the record in the folders a build reads or publishes."""
     for folder in PUBLISHED_FOLDERS:
-        shown = folder if shown_root in ("", ".") else f"{shown_root}/{folder}"
-        for _ in confined.files(Path(confined.root) / folder, shown, diagnostics, hidden=True):
-            pass
+        check_links(confined, folder, shown_root, diagnostics)
+
+
+def check_links(confined: Confined, folder: str, shown_root: str, diagnostics: Diagnostics) -> None:
+    """Report every link that leaves the record below `folder`, every file of it walked."""
+    shown = folder if shown_root in ("", ".") else f"{shown_root}/{folder}"
+    for _ in confined.files(Path(confined.root) / folder, shown, diagnostics, hidden=True):
+        pass

@@ -47,13 +47,21 @@ class LineError(ValueError):
     """A line of the log that is not a visit; the message says why."""
 
 
-def read_watch(root: Path, shown_root: str, max_bytes: int, diagnostics: Diagnostics) -> WatchLog:
+def read_watch(
+    root: Path,
+    shown_root: str,
+    max_bytes: int,
+    diagnostics: Diagnostics,
+    confined: Confined | None = None,
+) -> WatchLog:
     """The watch log of the record at `root`; an empty one where it has no watch/ folder.
-    Files larger than `max_bytes` are not read (W008)."""
+    Files larger than `max_bytes` are not read (W008). `confined`: the record's, where the
+    caller counts the links met."""
     log = WatchLog()
     shown = FOLDER if shown_root in ("", ".") else f"{shown_root}/{FOLDER}"
     folder = root / FOLDER
-    for path, shown_path in Confined(root).files(folder, shown, diagnostics, hidden=True):
+    confined = confined if confined is not None else Confined(root)
+    for path, shown_path in confined.files(folder, shown, diagnostics, hidden=True):
         name = os.path.basename(path)
         if name.startswith(".") or not name.endswith(SUFFIX):
             continue
