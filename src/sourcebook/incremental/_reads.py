@@ -8,7 +8,8 @@ was read:
 
 - `("entity", kind, id)`: an entity, every field of it but its body;
 - `("body", kind, id)`: its body (a page that shows it renders it, and notes that);
-- `("url", kind, id)`: where its page is, as a link to it in prose shows it;
+- `("url", kind, id)`: where its page is, as a link to it in prose shows it; `("title", kind,
+  id)`: its title alone, as a line that names it among many shows it;
 - `("out", kind, id)`: what it refers to;
 - `("kind", kind)`: which entities of a kind there are, and each of them;
 - `("in", kind, id)`: what refers to an entity (its backlinks);

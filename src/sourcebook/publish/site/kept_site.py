@@ -53,6 +53,8 @@ class Facts(NamedTuple):
 
     fields: bytes
     """Every field of it but its body."""
+    title: bytes
+    """Its title alone (a line that names it among many reads no more of it)."""
     body: bytes
     has_body: bool
     path: str | None
@@ -173,6 +175,7 @@ def _facts(entity: Entity, graph: Graph, reads: dict[str, Any] | None, digester:
     fields = [(name, getattr(entity, name)) for name in type(entity).model_fields]
     return Facts(
         digester.digest([field for field in fields if field[0] != "body"]),
+        digester.digest(getattr(entity, "title", None)),
         digester.digest(getattr(entity, "body", None)),
         bool(getattr(entity, "body", "")),
         _path(entity),
@@ -221,6 +224,8 @@ def _entity_changes(key: Key, old: Facts, new: Facts) -> set[Token]:
         changed |= {("entity", *key), ("kind", key[0]), *old.grouped, *new.grouped}
     if old.path != new.path:
         changed.add(("url", *key))
+    if old.title != new.title:
+        changed.add(("title", *key))
     return changed
 
 

@@ -65,6 +65,10 @@ class Query:
             ("roles",), make=lambda party: roles.get(party, [])
         )
         """The campuses that name each party, with their entries, by party id."""
+        self._titles: Table[Key, str] = Table(("title",), make=self._title)
+        """Each entity's title alone, for a line that names it among many."""
+        self._urls: Table[Key, str | None] = Table(("url",), make=self._url)
+        """Where each entity's page is."""
         self.watch = SiteWatch(record, links.urls, citations.library, citations.proven_table)
         """The sources' addresses as of the last watch, and the Library's copies."""
 
@@ -117,12 +121,22 @@ class Query:
         return READS.lookup(self._users, user.key, self._user_line, user)
 
     def _user_line(self, user: Entity) -> User:
-        user = self._read(user)
+        """A user as a line names it: a term or a campus by its title and page alone (an
+        edit of its other fields changes no line)."""
         if isinstance(user, Chapter):
-            return ("", self.links.url(user), self.chapter_label(user))
+            user = self._read(user)
+            return ("", self.links.url(user), self.chapter_label(user))  # type: ignore[arg-type]
         if isinstance(user, Source):
-            return ("", self.links.url(user), self.citations.short(user))
-        return (self.label(user), self.links.url(user), user.title)
+            return ("", self._urls[user.key] or "", self.citations.short(user))
+        return (self.label(user), self._urls[user.key] or "", self._titles[user.key])
+
+    def _title(self, key: Key) -> str:
+        entity = Record.get(self.record, *key)  # noted as its title alone
+        return entity.title if entity is not None else ""
+
+    def _url(self, key: Key) -> str | None:
+        entity = Record.get(self.record, *key)  # noted as where its page is alone
+        return self.links.url(entity) if entity is not None else None
 
     def users(self, entity: Entity, kind: str) -> list[Entity]:
         """Entities of `kind` that refer to `entity`, in their own order, once each."""
