@@ -5,8 +5,8 @@ A page of the site records what it reads because every read goes through one of 
 - the record (`TracedRecord`): an entity asked for by kind and id is noted as
   `("entity", kind, id)`, a list of a kind as `("kind", kind)`;
 - an entity's fields (`read_field`, and a template's `a.b`, which the site's template
-  environments note by `note_attribute`): its body as `("body", kind, id)`, any other field as
-  `("entity", kind, id)`;
+  environments note by `note_attribute`): its body as `("body", kind, id)`, its title as
+  `("title", kind, id)`, any other field as `("entity", kind, id)`;
 - a `Table`: one input of the pages by key (what derive computed of each row, what check
   proved of each source's quotes, a Library item, what refers to an entity, …): a read of
   the entry under `key` is noted as the table's name followed by the key.
@@ -33,10 +33,15 @@ V = TypeVar("V")
 BODY = "body"
 
 
+ALONE = {BODY: BODY, "title": "title"}
+"""The fields noted apart from the rest, each as a token of its own name: a page that lists
+entities by title is not written again for an edit of a body, or of any field but the title."""
+
+
 def read_field(entity: Entity, name: str) -> Any:
-    """The field `name` of `entity`, noted as read: its body apart from the rest (a page that
-    lists entities by title is not written again for an edit of a body)."""
-    READS.note((BODY if name == BODY else "entity", *entity.key))
+    """The field `name` of `entity`, noted as read (its body and its title each apart from
+    the rest: `ALONE`)."""
+    READS.note((ALONE.get(name, "entity"), *entity.key))
     return getattr(entity, name)
 
 
@@ -54,7 +59,7 @@ def note_attribute(obj: Any, name: str) -> None:
     environments call this for every attribute a template reads: it costs a test where no
     page is open)."""
     if _OPEN and isinstance(obj, Entity):
-        _OPEN[-1].add((BODY if name == BODY else "entity", obj.KIND, obj.id))
+        _OPEN[-1].add((ALONE.get(name, "entity"), obj.KIND, obj.id))
 
 
 class TracedRecord(Record):
@@ -65,6 +70,13 @@ class TracedRecord(Record):
         traced = cls.__new__(cls)
         traced.__dict__.update(record.__dict__)
         return traced
+
+    def untraced(self) -> Record:
+        """The same record, read without noting (for a part that notes what it reads by
+        finer reads of its own)."""
+        plain = Record.__new__(Record)
+        plain.__dict__.update(self.__dict__)
+        return plain
 
     def get(self, kind: str, entity_id: str) -> Entity | None:
         READS.note(("entity", kind, entity_id))

@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from sourcebook.derive import Derived
 from sourcebook.derive.charts import ChartData
-from sourcebook.incremental import read_field
+from sourcebook.incremental import Table, read_field
 from sourcebook.model.figures import Placed, placed
 from sourcebook.model.kinds import Chart
 from sourcebook.model.record import Record
@@ -63,6 +63,12 @@ class DrawnCharts:
         self._svg: dict[str, Markup] = {}
         self._raw: dict[str, str] = {}
         self._figures: dict[str, Placed] | None = None
+        self.named_figures: Table[str, FigureNamed | None] = Table(
+            ("figure",), self._all_named, make=self._one_named
+        )
+        """What names each figure of a campus or party, by its id (a reader's name for it
+        reads its owner's title and page besides, not the owner's every field)."""
+        self._pages: Table[tuple[str, str], str] = Table(("url",), make=self._page)
         self.palette = Palette.of(derived.campus_order)
         """The colours of this build's charts: one per campus, in every chart."""
         self._drawing: Drawing | None = None
@@ -188,31 +194,43 @@ class DrawnCharts:
 
     def figure_url(self, figure: str) -> str:
         """The row of a figure (by its id) on its owner's page; '' where it has none."""
-        found = self._placed().get(figure)
+        found = self.named_figures.get(figure)
         if found is None:
             return ""
-        return f"{self.urls.entity(found.owner)}#figure-{figure}"
+        return f"{self._pages[found.owner]}#figure-{figure}"
 
     def figure_name(self, figure: str) -> str:
         """A figure (by its id) as a reader names it: its owner, its value and the time it
         describes ('Colossus 1, 150 MW as of 2025'); its id where the record has none."""
-        found = self._placed().get(figure)
-        if found is None:
+        found = self.named_figures.get(figure)
+        owner = Record.get(self.record, *found.owner) if found is not None else None
+        if found is None or owner is None:
             return figure
-        f = found.figure
-        value = f"{f.qualifier} {shown(f.value, f.unit)}" if f.qualifier else shown(f.value, f.unit)
-        return f"{read_field(found.owner, 'title')}, {value} as of {day(f.as_of)}"
+        value = shown(found.value, found.unit)
+        value = f"{found.qualifier} {value}" if found.qualifier else value
+        return f"{read_field(owner, 'title')}, {value} as of {day(found.as_of)}"
 
     def _placed(self) -> dict[str, Placed]:
-        """Each figure of a campus or party, by id."""
+        """Each figure of a campus or party, by id (read through `_named_figures`)."""
         if self._figures is None:
             self._figures = {
                 p.id: p
                 for kind in ("campus", "party")
-                for owner in self.record.of(kind)
+                for owner in Record.of(self.record, kind)
                 for p in placed(owner)
             }
         return self._figures
+
+    def _one_named(self, figure: str) -> FigureNamed | None:
+        found = self._placed().get(figure)
+        return _named_figure(found) if found is not None else None
+
+    def _all_named(self) -> dict[str, FigureNamed | None]:
+        return {figure: _named_figure(p) for figure, p in self._placed().items()}
+
+    def _page(self, owner: tuple[str, str]) -> str:
+        entity = Record.get(self.record, *owner)
+        return self.urls.entity(entity) if entity is not None else ""
 
     def csv(self, chart: Chart) -> str:
         """The chart's data as CSV: a header of its columns, then its rows as the query
@@ -240,3 +258,18 @@ def _titles(spec: Any) -> dict[str, str]:
             for k, v in _titles(value).items():
                 found.setdefault(k, v)
     return found
+
+
+class FigureNamed(NamedTuple):
+    """What a reader's name for a figure says of it, besides its owner's title."""
+
+    owner: tuple[str, str]
+    qualifier: str | None
+    value: float
+    unit: str
+    as_of: Any
+
+
+def _named_figure(found: Placed) -> FigureNamed:
+    f = found.figure
+    return FigureNamed(found.owner.key, f.qualifier, f.value, f.unit, f.as_of)

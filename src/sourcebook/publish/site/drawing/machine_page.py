@@ -96,7 +96,7 @@ class MachineView:
             campus = self._entities.get(("campus", edge.campus))
             if party is None or campus is None:
                 continue
-            source = self.view.query.entity("source", edge.source)
+            source = self.view.record.get("source", edge.source) if edge.source else None
             role = primary_role(edge.roles)
             rows.append(RoleRow(edge, party, campus, source, role, role_words(edge)))
         rows.sort(key=lambda r: (r.party.title.casefold(), r.campus.title.casefold()))
@@ -130,8 +130,8 @@ class MachineView:
         return self._owner_row(self.machine.total)
 
     def _owner_row(self, held: Holding) -> OwnerRow:
-        owner = self.view.query.entity("party", held.owner) if held.owner != NO_OWNER else None
-        campuses = [e for e in (self.view.query.entity("campus", c) for c in held.campuses) if e]
+        owner = self.view.record.get("party", held.owner) if held.owner != NO_OWNER else None
+        campuses = [e for e in (self.view.record.get("campus", c) for c in held.campuses) if e]
         power_text = f"{number(held.power_w / 1e6)} MW"
         power = self._counted(campuses, self.machine.power, power_text, "power")
         chips = self._counted(campuses, self.machine.chips, f"{number(held.chips)} chips", "chips")

@@ -56,7 +56,7 @@ def paper_of(view: SiteView, paper: Paper) -> RenderedPaper:
 
 def paper_authors(view: SiteView, paper: Paper) -> list[str]:
     """Who wrote the paper: its `authors`, else the book's author."""
-    people = view.query.entities("person", getattr(paper, "authors", []))
+    people = [p for p in (view.record.get("person", i) for i in getattr(paper, "authors", [])) if p]
     return [p.title for p in people] or ([view.book.author] if view.book.author else [])
 
 

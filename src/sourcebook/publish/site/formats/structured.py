@@ -121,7 +121,7 @@ def person(view: SiteView, entity: Person) -> dict[str, Any]:
         data["jobTitle"] = entity.role
     if entity.url and view.links.safe_url(entity.url):
         data["sameAs"] = entity.url
-    affiliations = (view.query.entity("party", p) for p in entity.affiliations)
+    affiliations = (view.record.get("party", p) for p in entity.affiliations)
     data["affiliation"] = [{"@type": "Organization", "name": p.title} for p in affiliations if p]
     return data
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sourcebook.incremental import read_fields
+from sourcebook.incremental import read_field, read_fields
 from sourcebook.model.base import Entity
 from sourcebook.publish.site.formats.json_text import dumps, plain_value
 
@@ -115,13 +115,14 @@ def reference(view: SiteView, entity: Entity) -> dict[str, Any]:
     """Kind, id, title, URL and twin's URL: made once per entity and shared by every
     document that names it (json only reads it)."""
     key = entity.key
+    url = view.links.url(entity)  # each read noted for the page that reads it
+    title = read_field(entity, "title")
     found = view.references.get(key)
     if found is None:
-        url = view.links.url(entity)
         found = view.references[key] = {
             "kind": entity.KIND,
             "id": entity.id,
-            "title": entity.title,
+            "title": title,
             "url": url,
             "api": api_url(view.urls.base, url) if url else None,
         }

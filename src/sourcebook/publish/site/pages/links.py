@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from sourcebook.incremental import Table
 from sourcebook.model.addresses import safe_link
 from sourcebook.model.base import Entity
 from sourcebook.publish.site.pages.releases import Release
@@ -20,14 +21,16 @@ class Links:
     def __init__(self, urls: Urls):
         self.urls = urls
         self._pages: dict[tuple[str, str], str] = {}
+        self._read: Table[tuple[str, str], str] = Table(("url",), make=self._pages.__getitem__)
+        """Where each entity's page is, read through the engine: a page that links an
+        entity reads where its page is, not the entity's other fields."""
 
     def url(self, entity: Entity) -> str:
         """The entity's URL; '' for a kind the site has no page for (not linked, then)."""
         key = entity.key
-        found = self._pages.get(key)
-        if found is None:
-            found = self._pages[key] = self.urls.page_of(entity) or ""
-        return found
+        if key not in self._pages:
+            self._pages[key] = self.urls.page_of(entity) or ""
+        return self._read[key]
 
     def section(self, name: str) -> str:
         """A section's page: 'glossary' → '/vol1/glossary' (see `sections.SECTIONS`)."""
@@ -42,12 +45,14 @@ class Links:
 
     def source_page(self, source: Entity) -> str:
         """A source's own small page, the one reference managers read."""
+        self.url(source)  # placed as its page is
         return self.urls.source_page(source)
 
     def source_category(self, category: str) -> str:
         return self.urls.source_category(category)
 
     def chart_csv(self, chart: Entity) -> str:
+        self.url(chart)  # placed as its page is
         return self.urls.chart_csv(chart)
 
     def release_file(self, release: Release, path: str) -> str:

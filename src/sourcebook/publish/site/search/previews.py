@@ -103,7 +103,7 @@ def _person(view: SiteView, person: Entity) -> str:
     assert isinstance(person, Person)
     if person.role:
         return person.role
-    parties = view.query.entities("party", person.affiliations)
+    parties = [p for p in (view.record.get("party", i) for i in person.affiliations) if p]
     return "With " + ", ".join(p.title for p in parties) if parties else ""
 
 
@@ -122,7 +122,7 @@ def _indicator(view: SiteView, indicator: Entity) -> str:
     answer = row.answer if row is not None else None
     if answer is None or answer.shown is None:
         return f"Row {indicator.row}: no value yet. {view.prose.plain(indicator, 'description')}"  # type: ignore[attr-defined]
-    campus = view.query.entity("campus", answer.campus)
+    campus = view.record.get("campus", answer.campus) if answer.campus else None
     at = f" at {campus.title}" if campus is not None else ""
     return f"Row {indicator.row}: {answer.shown}{at}, as of {day(view.computed.as_of)}"  # type: ignore[attr-defined]
 
@@ -142,7 +142,7 @@ def _correction(view: SiteView, correction: Entity) -> str:
 
 
 def _scenario(view: SiteView, scenario: Entity) -> str:
-    campus = view.query.entity("campus", getattr(scenario, "campus", None))
+    campus = _campus_of(view, scenario)
     futures = len(getattr(scenario, "futures", []))
     where = f"{campus.title}: " if campus is not None else ""
     return f"{where}{futures} futures, {scenario.start}–{scenario.end}"  # type: ignore[attr-defined]
@@ -160,3 +160,8 @@ LINES: dict[str, Callable[[SiteView, Entity], str]] = {
     "correction": _correction,
     "scenario": _scenario,
 }
+
+
+def _campus_of(view: SiteView, scenario: Entity) -> Entity | None:
+    campus = getattr(scenario, "campus", None)
+    return view.record.get("campus", campus) if campus else None

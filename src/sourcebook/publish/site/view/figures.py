@@ -8,6 +8,7 @@ the figures tables themselves are the `figure_rows` macro.
 
 from __future__ import annotations
 
+from sourcebook.incremental import read_field
 from sourcebook.model.base import Entity
 from sourcebook.model.figures import placed
 from sourcebook.model.kinds import Figure
@@ -33,6 +34,7 @@ class Figures:
     def by_id(self, owner: Entity) -> dict[str, Figure]:
         """The owner's figures by the ids the compiled record gives them (see `Placed`), as
         derive's timelines name them."""
+        read_field(owner, "figures")  # as the owner holds them
         return {p.id: p.figure for p in placed(owner)}
 
     def metric(self, name: str) -> str:

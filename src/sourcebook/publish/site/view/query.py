@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sourcebook.incremental import READS, SharedMemo, Table, read_field
+from sourcebook.incremental import READS, SharedMemo, Table, TracedRecord, read_field
 from sourcebook.link.backlinks import BacklinkIndex, Backlinks
 from sourcebook.link.graph import Graph
 from sourcebook.model.base import Entity
@@ -46,7 +46,8 @@ class Query:
         self.citations = citations
         self.releases = releases
         self._graph = graph
-        self._backlinks = BacklinkIndex(record, graph)
+        plain = record.untraced() if isinstance(record, TracedRecord) else record
+        self._backlinks = BacklinkIndex(plain, graph)  # noted by what it is asked
         self._backlinks_of = SharedMemo()
         self._users = SharedMemo()
         self.shared: tuple[SharedMemo, ...] = (self._users,)
@@ -74,19 +75,24 @@ class Query:
 
     # Entities by their ids.
 
+    # A template's: what it reads of the entity it is given is noted as it reads it (a
+    # template's `a.b`, and the view's parts it hands the entity to); Python reads the
+    # record itself (`SiteView.record`).
+
     def entity(self, kind: str, entity_id: str | None) -> Entity | None:
-        return self.record.get(kind, entity_id) if entity_id else None
+        return Record.get(self.record, kind, entity_id) if entity_id else None
 
     def entities(self, kind: str, ids: list[str]) -> list[Entity]:
         """Those of `ids` the record holds, in their order."""
-        found = (self.record.get(kind, i) for i in ids)
+        found = (Record.get(self.record, kind, i) for i in ids)
         return [e for e in found if e is not None]
 
     def same_as(self, term: Term) -> Entity | None:
         """The party, person or campus a term names, where it says so."""
-        if not term.same_as or ":" not in term.same_as:
+        same_as = read_field(term, "same_as")
+        if not same_as or ":" not in same_as:
             return None
-        return self.record.get(*term.same_as.split(":", 1))
+        return Record.get(self.record, *same_as.split(":", 1))
 
     # What refers to what.
 
@@ -102,8 +108,18 @@ class Query:
             self._first.get(chapters[0])
         found = self._backlinks(entity)
         for user in (*found.book, *found.record, *found.sources, *found.related):
-            self.record.get(*user.key)
+            self._placed(user)
         return found
+
+    def _placed(self, user: Entity) -> None:
+        """Read what places a user in a list of backlinks, and what the list shows of it: a
+        chapter's number, an indicator's row (all of either), a source's category (where
+        its page is), anything else's title; each with its page."""
+        if isinstance(user, Chapter) or getattr(user, "row", None) is not None:
+            self.record.get(*user.key)
+        elif not isinstance(user, Source):
+            self._titles[user.key]
+        self._urls[user.key]
 
     def _read(self, entity: Entity) -> Entity:
         """The entity as the record holds it, read through it (and so noted as read)."""

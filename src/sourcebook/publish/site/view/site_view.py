@@ -104,7 +104,7 @@ class SiteView:
         with them (the rest are compared by the record's entities and links:
         `kept_site.Snapshot`)."""
         tables = [*Computed(derived).tables(), self.citations.proven_table, self.citations.library]
-        return [*tables, self.query.watch.addresses_table]
+        return [*tables, self.query.watch.addresses_table, self._drawn.named_figures]
 
     def parts(self) -> dict[str, Any]:
         """The parts, by the names templates know them by."""
