@@ -45,6 +45,7 @@ MakeRecord = Callable[..., Path]
 LONGEST_FIRST = (
     "test_serve_equivalence.py",
     "test_build_kept.py",
+    "test_serve_told_equivalence.py",
     "test_search_as_one_index.py",
     "test_search_incremental.py",
     "test_runtime_plain.py",

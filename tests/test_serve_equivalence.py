@@ -260,15 +260,3 @@ def serve_shows_a_clean_build(edits: list[tuple[str, str | tuple[str, str]]], to
 @given(st.lists(edit, min_size=1, max_size=3))
 def test_serve_after_any_edits_shows_what_a_clean_build_writes(edits):
     serve_shows_a_clean_build(edits, told=False)
-
-
-@settings(
-    max_examples=examples(50),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(st.lists(edit, min_size=1, max_size=3))
-def test_serve_told_what_each_edit_changed_shows_what_a_clean_build_writes(edits):
-    """Each rebuild told the paths, as the watcher tells them: the read takes every other
-    file as it was, without a stat, and lists only the folders where files came or went."""
-    serve_shows_a_clean_build(edits, told=True)
