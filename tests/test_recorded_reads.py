@@ -101,6 +101,41 @@ def test_a_page_kind_added_without_a_word_about_caching_is_never_stale(
     assert "<h2>Compute cluster</h2>" in shown[4]
 
 
+def _line(s: Section, record: Record, urls: Urls, _: Sequence[object]) -> Iterator[Page]:
+    yield s.page(urls, {})
+
+
+LINE = Section("line", "line", "Line", BOOK, "line.html", _line)
+LINE_TEMPLATE = """\
+{% extends "base.html" %}
+{% block title %}Line{% endblock %}
+{% block main %}<p class="chapter">{{ query.chapter_label(query.entity("chapter", "chapter-2")) }}</p>
+{% endblock %}
+"""
+"""A page that hands the view an entity a template found by its id, and shows what the view
+reads of it (a chapter's number)."""
+
+
+def test_what_the_view_reads_of_an_entity_a_template_hands_it_is_noted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sections, "SECTIONS", (*SECTIONS, LINE))
+    root = write_record(tmp_path / "r", {**FILES, "templates/line.html": LINE_TEMPLATE})
+    live = LiveSite(root, out=tmp_path / "live")
+    assert live.kept.files is not None
+    live.kept.files.margin_ns = 0
+    try:
+        live.rebuild()
+        line = live.site / "vol1/line/index.html"
+        assert '<p class="chapter">Chapter 2</p>' in line.read_text(encoding="utf-8")
+        _edit(root, "chapters/chapter-2.md", "number: 2", "number: 3")
+        live.rebuild()
+        assert not live.broken, live.failure or live.errors
+        assert '<p class="chapter">Chapter 3</p>' in line.read_text(encoding="utf-8")
+    finally:
+        live.close()
+
+
 def test_a_table_notes_each_read_by_its_name_and_key_and_compares_by_entry() -> None:
     rows = Table(("derived", "row"), {"r1": 1, "r2": 2})
     made = Table(("in",), make=lambda key: [key])

@@ -139,10 +139,11 @@ class PageProse:
         """'SemiAnalysis sells …': the party's `sells`, led by its name where it is not. Its
         own page and the citation of every source it publishes say it alike."""
         sells = self.rendered(party, "sells", inline=True)
-        if party.sells.casefold().startswith(party.title.casefold()):
+        title = read_field(party, "title")
+        if read_field(party, "sells").casefold().startswith(title.casefold()):
             return sells
         what = Markup(_lower_first(str(sells.html)))
-        return Rendered(Markup("{} sells {}").format(party.title, what), sells.terms)
+        return Rendered(Markup("{} sells {}").format(title, what), sells.terms)
 
     def _fragment(self, name: str, entity: Entity) -> Rendered:
         return READS.lookup(self._fragments, (name, entity.key), self._make_fragment, name, entity)

@@ -222,6 +222,7 @@ class Query:
         """The citation_* meta tags of a source's own page, for Zotero's connector."""
         from sourcebook.publish.site.formats.citation_meta import citation_meta
 
+        source = self._read(source)  # type: ignore[assignment]
         page = self.links.absolute(self.links.source_page(source))
         return citation_meta(self.record, source, page)
 
@@ -229,7 +230,7 @@ class Query:
         """The source as a COinS title, for reference managers that read those."""
         from sourcebook.publish.site.formats.citation_meta import coins
 
-        return coins(self.record, source)
+        return coins(self.record, self._read(source))  # type: ignore[arg-type]
 
     # What a page calls things.
 
@@ -240,10 +241,12 @@ class Query:
 
     def chapter_label(self, chapter: Chapter) -> str:
         """'Chapter 1'; a chapter numbered 0 (a preface) by its title."""
+        chapter = self._read(chapter)  # type: ignore[assignment]
         return f"Chapter {chapter.number}" if chapter.number else chapter.title
 
     def chapter_name(self, chapter: Chapter) -> str:
         """'Chapter 1 — The Stakes'."""
+        chapter = self._read(chapter)  # type: ignore[assignment]
         return f"Chapter {chapter.number} — {chapter.title}" if chapter.number else chapter.title
 
     def category_label(self, category: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sourcebook.check.watched import Watched, watch_summary, watched
-from sourcebook.incremental import Table
+from sourcebook.incremental import Table, read_field
 from sourcebook.library.cache import TextCache
 from sourcebook.library.report import QuoteReport
 from sourcebook.model.base import Entity
@@ -132,7 +132,7 @@ class SiteWatch:
 
     def copies(self, source: Entity) -> list[HeldCopy]:
         """The source's copies in the Library, in its order."""
-        shelves = getattr(source, "library", [])
+        shelves = read_field(source, "library") if hasattr(source, "library") else []
         return [self.held(shelf) for shelf in shelves if self.record.library.get(shelf)]
 
     def addresses(self, source: Entity) -> list[Address]:
