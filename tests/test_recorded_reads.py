@@ -109,7 +109,8 @@ LINE = Section("line", "line", "Line", BOOK, "line.html", _line)
 LINE_TEMPLATE = """\
 {% extends "base.html" %}
 {% block title %}Line{% endblock %}
-{% block main %}<p class="chapter">{{ query.chapter_label(query.entity("chapter", "chapter-2")) }}</p>
+{% block main %}{% set chapter = query.entity("chapter", "chapter-2") %}
+<p class="chapter">{{ query.chapter_label(chapter) }}</p>
 {% endblock %}
 """
 """A page that hands the view an entity a template found by its id, and shows what the view
