@@ -12,6 +12,8 @@ from typing import Any
 from sourcebook.incremental import Token
 from sourcebook.model.base import Entity
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
 
 def context_reads(
     context: dict[str, Any], seen: dict[int, tuple[Any, set[Token]]] | None = None
@@ -29,6 +31,12 @@ def _shown(
     inside: set[int],
     seen: dict[int, tuple[Any, set[Token]]] | None = None,
 ) -> Any:
+    kind = type(value)
+    if kind in _PLAIN:  # most of what a context holds, told by its type alone
+        return value
+    if kind is dict:
+        return [(k if type(k) is str else _shown(k, tokens, inside, seen),
+                 _shown(v, tokens, inside, seen)) for k, v in value.items()]  # fmt: skip
     if isinstance(value, Entity):
         tokens.add(("entity", *value.key))
         return ("entity", *value.key)
