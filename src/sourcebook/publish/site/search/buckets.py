@@ -1,6 +1,6 @@
 """The search index in buckets, so that an edit makes again only the buckets it changed.
 
-Each page search indexes, and each record of an entity without a page (`index.Entry`),
+Each page search indexes, and each record of an entity without a page (`Entry`),
 falls into one of a few buckets by a stable hash of its URL; each bucket is an index of
 its own, in a folder named by the digest of what it holds: every page's and record's URL
 and the digest of what Pagefind reads of it (`readable`: the page's title and its `main`,
@@ -27,12 +27,20 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sourcebook.publish.site.pages.urls import Urls
 
-if TYPE_CHECKING:
-    from sourcebook.publish.site.search.index import Entry
+
+@dataclass(frozen=True)
+class Entry:
+    """An entity without a page of its own, as search finds it."""
+
+    url: str
+    title: str
+    kind: str
+    summary: str
+    content: str
+
 
 MANIFEST = "index.json"
 """The list of the buckets' folders, beside them, with each one's slot, and the parts of

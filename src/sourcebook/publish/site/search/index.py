@@ -39,6 +39,7 @@ from sourcebook.publish.site.search.buckets import (
     ENTRY,
     MANIFEST,
     Bucket,
+    Entry,
     pagefind_version,
     readable,
     searched_entry,
@@ -83,17 +84,6 @@ _ATTRIBUTES = Markup(
 
 class SearchError(Exception):
     """The index could not be made; the message says why, for a person."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """An entity without a page of its own, as search finds it."""
-
-    url: str
-    title: str
-    kind: str
-    summary: str
-    content: str
 
 
 @dataclass
