@@ -13,6 +13,7 @@ or the compiled record stay whole-record rules (`check.RULES`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, Severity
 from sourcebook.incremental import CHECKED, Memo, key_of
@@ -40,12 +41,9 @@ def check_each(
         if read_as is None:  # not read from a file: nothing to keep its results by
             diagnostics.extend(_run(entity, record.settings, rules))
             continue
-        key = key_of(under, read_as)
-        found = kept.lookup_as(key, _diagnostics)
-        if found is None:
-            found = _run(entity, record.settings, rules)
-            kept.record(key, [_plain(d) for d in found])
-            kept.hold(key, found)
+        found = kept.made(
+            key_of(under, read_as), _diagnostics, partial(_run_plain, entity, settings, rules)
+        )
         diagnostics.extend(found)
 
 
@@ -54,6 +52,10 @@ def _run(entity: Entity, settings: Settings, rules: Sequence[EntityRule]) -> tup
     for rule in rules:
         rule(entity, settings, found)
     return tuple(found.items)
+
+
+def _run_plain(entity: Entity, settings: Settings, rules: Sequence[EntityRule]) -> list[Plain]:
+    return [_plain(d) for d in _run(entity, settings, rules)]
 
 
 def _plain(diagnostic: Diagnostic) -> Plain:

@@ -26,11 +26,10 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.incremental import CHECKED, Memo, key_of
@@ -44,8 +43,6 @@ from sourcebook.model.quantities import Quantity, quantities
 from sourcebook.model.record import Record
 from sourcebook.model.retired import Retired, retired
 from sourcebook.model.spans import merged, within
-
-T = TypeVar("T")
 
 PLAN_WORDS = re.compile(
     r"\b(?:will|would|shall|could|may|might|plans?|planned|planning|targets?|targeted|"
@@ -133,30 +130,14 @@ def check_prose_numbers(
     figures: _Figures | None = None
     for entity in record:
         read_as = record.read_as.get(entity.key)
-        said = _kept(memo, says_under, read_as, _said, partial(_says, entity, closes))
+        # an entity not read from a file has nothing to keep what it says by
+        says = key_of(says_under, read_as) if read_as is not None else None
+        names = key_of(names_under, read_as) if read_as is not None else None
+        said = memo.made(says, _said, partial(_says, entity, closes))
         if said:
-            named = _kept(memo, names_under, read_as, _named,
-                          partial(_campuses, entity, said, matcher))  # fmt: skip
+            named = memo.made(names, _named, partial(_campuses, entity, said, matcher))
             figures = figures or _Figures(record)
             _Held(entity, record, diagnostics).check(said, named, figures)
-
-
-def _kept(
-    memo: Memo, under: bytes, read_as: bytes | None, read: Callable[[Any], T | None],
-    make: Callable[[], list[Any]],
-) -> T:  # fmt: skip
-    """What `make` gives for one entity, kept in `memo` under `under` and what the entity
-    was read from (where it was read from a file), as `read` reads it back."""
-    key = key_of(under, read_as) if read_as is not None else None
-    found = memo.lookup_as(key, read) if key is not None else None
-    if found is None:
-        plain = make()
-        found = read(plain)
-        assert found is not None
-        if key is not None:
-            memo.record(key, plain)
-            memo.hold(key, found)
-    return found
 
 
 def _says(entity: Entity, closes: int) -> list[Plain]:

@@ -142,14 +142,11 @@ def rows_of(
     holds as it is."""
     read_as = record.read_as.get(entity.key)
     key = key_of(COMPILED, read_as) if read_as else None
-    made = kept.lookup_as(key, partial(_well_formed, len(columns))) if key is not None else None
-    if made is None:
-        values = tuple(sql_value(getattr(entity, c)) for c in columns)
-        made = (values, entity.pos().line)
-        if key is not None:
-            kept.record(key, made)
-            kept.hold(key, made)
-    values, line = made
+    values, line = kept.made(
+        key,
+        partial(_well_formed, len(columns)),
+        lambda: (tuple(sql_value(getattr(entity, c)) for c in columns), entity.pos().line),
+    )
     kind = entity.KIND
     return (
         (entity.id, entity.title, *values, entity.body, entity.file, line, known),

@@ -108,6 +108,22 @@ class Memo:
                 self.hold(key, found)
         return found
 
+    def made(
+        self, key: bytes | None, read: Callable[[Any], T | None], make: Callable[[], Any]
+    ) -> T:
+        """The result under `key` as `read` reads it (`lookup_as`); where there is none, the
+        plain values `make` makes, recorded and held under `key` (where there is one: a
+        value of nothing kept is only made) and read as a kept one is."""
+        found = self.lookup_as(key, read) if key is not None else None
+        if found is None:
+            plain = make()
+            found = read(plain)
+            assert found is not None, "what `make` makes is what `read` reads"
+            if key is not None:
+                self.record(key, plain)
+                self.hold(key, found)
+        return found
+
     def record(self, key: bytes, value: Any) -> None:
         """Record `value` under `key` (plain values only: one that `marshal` cannot hold is
         not kept)."""
