@@ -24,10 +24,10 @@ The vocabulary, used alike in the code, its docstrings and docs/architecture.md:
   are to the next run in the process.
 - **lookup**: find the value under a key (None where there is none); **record**: keep
   a value under its key; **made**: the value under a key, or made, recorded and held
-  where there is none (what a stage does of each entity); **carry**: keep for the next run a value this run had in hand
-  without looking it up; **commit**: the run is over, what it looked up, recorded or
-  carried is what the next run finds (written to the store, whole or not at all), and
-  the rest is let go.
+  where there is none (what a stage does of each entity); **carry**: keep for the next
+  run a value this run had in hand without looking it up; **commit**: the run is over,
+  what it looked up, recorded or carried is what the next run finds (written to the
+  store, whole or not at all), and the rest is let go.
 - **memos** (`Memos`): the memos of one run, opened from a store or made in memory.
 - **reads** (`Reads`, `READS`): what a page of the site read while it rendered, noted as
   **tokens** (`Token`) by the reading itself: the pages read the record through a
