@@ -7,10 +7,12 @@ from __future__ import annotations
 import ast
 import hashlib
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from site_fixtures import FILES, write_record
+from test_site_sections import ALMANAC, SITE_CODE
 
 from sourcebook.incremental import READS, Digester, Memos, Table, compared_digests
 from sourcebook.live import LiveSite
@@ -21,14 +23,6 @@ from sourcebook.publish.site.pages.page import Page
 from sourcebook.publish.site.pages.sections import BOOK, SECTIONS, Section
 from sourcebook.publish.site.pages.urls import Urls
 
-SITE_CODE = Path(sections.__file__).resolve().parent.parent
-
-
-def _almanac(s: Section, record: Record, urls: Urls, _: Sequence[object]) -> Iterator[Page]:
-    yield s.page(urls, {"terms": sections.ordered(record, "term")})
-
-
-ALMANAC = Section("almanac", "almanac", "Almanac", BOOK, "almanac.html", _almanac, "term")
 ALMANAC_TEMPLATE = """\
 {% extends "base.html" %}
 {% block title %}Almanac{% endblock %}
@@ -45,6 +39,26 @@ ALMANAC_TEMPLATE = """\
 """
 """A page that shows a term's body as written (no prose renderer between), what uses each
 term, and a campus's evidenced power: each read as a template reads, no more."""
+
+
+@contextmanager
+def _served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, section: Section, template: str
+) -> Iterator[tuple[Path, LiveSite]]:
+    """The small record with `section` added to the sections' table and its template,
+    served (`serve`'s rebuilds, each edit seen by its stat): its root and the live site."""
+    monkeypatch.setattr(sections, "SECTIONS", (*SECTIONS, section))
+    files = {**FILES, f"templates/{section.template}": template}
+    root = write_record(tmp_path / "r", files)
+    live = LiveSite(root, out=tmp_path / "live")
+    assert live.kept.files is not None
+    live.kept.files.margin_ns = 0
+    try:
+        live.rebuild()
+        assert not live.broken, live.failure or live.errors
+        yield root, live
+    finally:
+        live.close()
 
 
 def _page(site: Path) -> str:
@@ -73,14 +87,7 @@ EDITS = [
 def test_a_page_kind_added_without_a_word_about_caching_is_never_stale(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sections, "SECTIONS", (*SECTIONS, ALMANAC))
-    root = write_record(tmp_path / "r", {**FILES, "templates/almanac.html": ALMANAC_TEMPLATE})
-    live = LiveSite(root, out=tmp_path / "live")
-    assert live.kept.files is not None
-    live.kept.files.margin_ns = 0  # each edit below is seen by its stat
-    try:
-        live.rebuild()
-        assert not live.broken, live.failure or live.errors
+    with _served(tmp_path, monkeypatch, ALMANAC, ALMANAC_TEMPLATE) as (root, live):
         shown = [_page(live.site)]
         for path, old, new in EDITS:
             _edit(root, path, old, new)
@@ -91,8 +98,6 @@ def test_a_page_kind_added_without_a_word_about_caching_is_never_stale(
             build(root, clean, drafts=True, search=False, jobs=1, kept=Memos.in_memory())
             assert _page(live.site) == _page(clean), (path, old, new)
             shown.append(_page(live.site))
-    finally:
-        live.close()
     # each edit changed what the page shows, and the page as served showed it
     assert len({hashlib.sha256(page.encode()).digest() for page in shown}) == len(shown)
     assert "one single machine" in shown[1] and "one single machine" not in shown[0]
@@ -120,21 +125,13 @@ reads of it (a chapter's number)."""
 def test_what_the_view_reads_of_an_entity_a_template_hands_it_is_noted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sections, "SECTIONS", (*SECTIONS, LINE))
-    root = write_record(tmp_path / "r", {**FILES, "templates/line.html": LINE_TEMPLATE})
-    live = LiveSite(root, out=tmp_path / "live")
-    assert live.kept.files is not None
-    live.kept.files.margin_ns = 0
-    try:
-        live.rebuild()
+    with _served(tmp_path, monkeypatch, LINE, LINE_TEMPLATE) as (root, live):
         line = live.site / "vol1/line/index.html"
         assert '<p class="chapter">Chapter 2</p>' in line.read_text(encoding="utf-8")
         _edit(root, "chapters/chapter-2.md", "number: 2", "number: 3")
         live.rebuild()
         assert not live.broken, live.failure or live.errors
         assert '<p class="chapter">Chapter 3</p>' in line.read_text(encoding="utf-8")
-    finally:
-        live.close()
 
 
 def test_a_table_notes_each_read_by_its_name_and_key_and_compares_by_entry() -> None:
