@@ -70,6 +70,10 @@ class Computed:
         self._campuses = Table(("derived", "campus"), dict(derived.campuses))
         self._scenarios = Table(("derived", "scenario"), {s.id: s for s in derived.scenarios})
 
+    def derived_is(self, derived: Derived) -> bool:
+        """Whether this shows `derived` itself (not noted: no page reads by it)."""
+        return self._derived is derived
+
     def tables(self) -> list[Table[Any, Any]]:
         """Every part, as the next build compares them."""
         return [self._whole, self._rows, self._verdicts, self._timelines, self._conflicts,

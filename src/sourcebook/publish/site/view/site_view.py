@@ -103,8 +103,17 @@ class SiteView:
         """The tables pages read that the next build compares entry by entry, `derived`'s
         with them (the rest are compared by the record's entities and links:
         `kept_site.Snapshot`)."""
-        tables = [*Computed(derived).tables(), self.citations.proven_table, self.citations.library]
+        tables = [*self._computed_of(derived).tables(), self.citations.proven_table,
+                  self.citations.library]  # fmt: skip
         return [*tables, self.query.watch.addresses_table, self._drawn.named_figures]
+
+    def _computed_of(self, derived: Derived) -> Computed:
+        """`derived` as pages read it: made once for a build, whether the tables are
+        compared first or the pages read it first."""
+        if self._computed.derived_is(derived):
+            return self._computed
+        self._computed = Computed(derived)
+        return self._computed
 
     def parts(self) -> dict[str, Any]:
         """The parts, by the names templates know them by."""
@@ -162,7 +171,7 @@ class SiteView:
         """What derive computed, for the pages that show it and the prose that says a
         computed value (`embedded.py`). The charts' drawing begins (`drawn.finish` waits
         for it)."""
-        self._computed = Computed(derived)
+        self._computed = self._computed_of(derived)
         self.prose.renderer.embedded = Embedded(self._computed, self.record, self.urls).said
         kept = Store.of(self.record.root).folder("charts") if self.record.of("chart") else None
         self._drawn = DrawnCharts(self.record, derived, self.urls, kept)
