@@ -68,8 +68,6 @@ class Query:
         """The campuses that name each party, with their entries, by party id."""
         self._titles: Table[Key, str] = Table(("title",), make=self._title)
         """Each entity's title alone, for a line that names it among many."""
-        self._urls: Table[Key, str | None] = Table(("url",), make=self._url)
-        """Where each entity's page is."""
         self.watch = SiteWatch(record, links.urls, citations.library, citations.proven_table)
         """The sources' addresses as of the last watch, and the Library's copies."""
 
@@ -119,7 +117,7 @@ class Query:
             self.record.get(*user.key)
         elif not isinstance(user, Source):
             self._titles[user.key]
-        self._urls[user.key]
+        self._url(user.key)
 
     def _read(self, entity: Entity) -> Entity:
         """The entity as the record holds it, read through it (and so noted as read)."""
@@ -143,16 +141,17 @@ class Query:
             user = self._read(user)
             return ("", self.links.url(user), self.chapter_label(user))  # type: ignore[arg-type]
         if isinstance(user, Source):
-            return ("", self._urls[user.key] or "", self.citations.short(user))
-        return (self.label(user), self._urls[user.key] or "", self._titles[user.key])
+            return ("", self._url(user.key), self.citations.short(user))
+        return (self.label(user), self._url(user.key), self._titles[user.key])
 
     def _title(self, key: Key) -> str:
         entity = Record.get(self.record, *key)  # noted as its title alone
         return entity.title if entity is not None else ""
 
-    def _url(self, key: Key) -> str | None:
-        entity = Record.get(self.record, *key)  # noted as where its page is alone
-        return self.links.url(entity) if entity is not None else None
+    def _url(self, key: Key) -> str:
+        """Where the entity's page is, read as `links` reads it (not the entity)."""
+        entity = Record.get(self.record, *key)
+        return self.links.url(entity) if entity is not None else ""
 
     def users(self, entity: Entity, kind: str) -> list[Entity]:
         """Entities of `kind` that refer to `entity`, in their own order, once each."""
