@@ -13,7 +13,7 @@ A page of the site records what it reads because every read goes through one of 
 
 A part of the site never names a token: it reads, and the engine notes what it read. The
 next build finds what an edit changed by comparing the same inputs entry by entry
-(`Table.digests`, and the site's `Snapshot` for the record's entities), so that what a
+(`compared_digests`, and the site's `Snapshot` for the record's entities), so that what a
 page may read and what a build can find changed are named in one place, the table.
 """
 
@@ -144,15 +144,29 @@ class Table(Generic[K, V]):
         """Each entry with the token a read of it is noted by."""
         return ((self.token(key), value) for key, value in self._mapping().items())
 
-    def digests(self, digester: Digester) -> dict[Token, bytes]:
-        """Each entry's digest by its token: the next build compares them with its own."""
-        return {token: digester.digest(value) for token, value in self.entries()}
 
-
-def compared_digests(tables: list[Table[Any, Any]], digester: Digester) -> dict[Token, bytes]:
-    """The digests of every entry of the tables a build compares by their entries."""
+def compared_digests(
+    tables: list[Table[Any, Any]],
+    digester: Digester,
+    last_values: Mapping[Token, Any] | None = None,
+    last_digests: Mapping[Token, bytes] | None = None,
+    values: dict[Token, Any] | None = None,
+) -> dict[Token, bytes]:
+    """The digest of every entry of the tables a build compares by their entries, by its
+    token: the last build's (`last_digests`) where its value (`last_values`) was equal, so
+    that what did not change is not digested again. `values`, where given, is filled with
+    each entry's value, for the next build to compare."""
+    was = last_values or {}
+    digests = last_digests or {}
+    missing = object()
     found: dict[Token, bytes] = {}
     for table in tables:
-        if table.compared:
-            found.update(table.digests(digester))
+        if not table.compared:
+            continue
+        for token, value in table.entries():
+            if values is not None:
+                values[token] = value
+            known = digests.get(token)
+            same = known is not None and was.get(token, missing) == value
+            found[token] = known if same and known is not None else digester.digest(value)
     return found

@@ -190,17 +190,9 @@ def _compared(
 ) -> dict[str, Any]:
     """The digest of each entry of `tables` (the last snapshot's where its value was equal),
     and the values, by token."""
-    was = last.values if last is not None else {}
-    digests = last.compared if last is not None else {}
-    missing = object()
-    compared: dict[Token, bytes] = {}
     values: dict[Token, Any] = {}
-    for table in tables:
-        for token, value in table.entries():
-            values[token] = value
-            known = digests.get(token)
-            same = known is not None and was.get(token, missing) == value
-            compared[token] = known if same and known is not None else digester.digest(value)
+    was, digests = (last.values, last.compared) if last is not None else (None, None)
+    compared = incremental.compared_digests(tables, digester, was, digests, values)
     return {"compared": compared, "values": values}
 
 
