@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import marshal
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
 from conftest import term
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from site_fixtures import write_record
+from test_serve_equivalence import MEMORY, SEEDED, apply, edit
+from thorough import examples
 
 from sourcebook.compile import fill
 from sourcebook.diagnostics import Diagnostics
@@ -91,3 +97,108 @@ def test_spoiled_rows_are_not_trusted(make_record, spoiled):
     assert _image(root, Memos.open(root)) == _fresh(root)
     again = Memos.open(root)  # the rows made again were kept in their place
     assert _image(root, again) == _fresh(root) and again.compiled.hits == 4
+
+
+# The database `serve` keeps, changed in place: only the tables whose rows changed are
+# written again, and it holds what a fresh one does.
+
+
+def _content(image: bytes) -> dict[str, list[tuple]]:
+    """Every table of a database, its rows in rowid order (a scan's), with their rowids;
+    the full-text index as it is searched, not as it lays out its own tables."""
+    db = sqlite3.connect(":memory:")
+    db.deserialize(image)
+    names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {
+        name: db.execute(f'SELECT rowid, * FROM "{name}" ORDER BY rowid').fetchall()
+        for name in names
+        if not name.startswith("search_")
+    }
+
+
+def _columns(image: bytes) -> dict[tuple[str, str], bytes]:
+    """What each column of each table holds, by the digest the queries' memo read before
+    the compile said it (`compile.noted.digests`)."""
+    from sourcebook.compile.noted import digests
+
+    db = sqlite3.connect(":memory:")
+    db.deserialize(image)
+    found = {}
+    for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+        if name.startswith("search_"):
+            continue  # the full-text index's own tables
+        for column in ["", *(row[1] for row in db.execute(f'PRAGMA table_info("{name}")'))]:
+            found[(name, column)] = digests(db, {(name, column)})[name]
+    return found
+
+
+def _written(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The tables written from now on, as each is."""
+    from sourcebook.compile.rows import TableRows
+
+    written: list[str] = []
+    write = TableRows.write
+
+    def counted(self: TableRows, db: sqlite3.Connection) -> None:
+        written.append(self.table)
+        write(self, db)
+
+    monkeypatch.setattr(TableRows, "write", counted)
+    return written
+
+
+def test_serve_writes_again_only_the_tables_whose_rows_changed(tmp_path, monkeypatch):
+    root = write_record(tmp_path / "record", SEEDED)
+    kept = Memos.in_memory(serving=True)
+    _image(root, kept)
+    written = _written(monkeypatch)
+    assert _image(root, kept) and written == []  # nothing changed: nothing written
+    apply(root, "terms/cluster.md", ("\n---\n", "\n---\nA sentence more.\n"))
+    image = _image(root, kept)
+    assert written == ["terms"]
+    assert _content(image) == _content(_fresh(root))
+    written.clear()
+    apply(root, "campuses/colossus-2.md", ("value: 200\n", "value: 300\n"))
+    image = _image(root, kept)
+    assert set(written) == {"figures", "retired_figures", "figure_inputs"}
+    assert _content(image) == _content(_fresh(root))
+
+
+@settings(
+    max_examples=examples(25),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(edits=st.lists(st.lists(edit, min_size=1, max_size=2), min_size=1, max_size=4))
+def test_a_database_changed_in_place_holds_what_a_fresh_one_does(edits):
+    """After any edits, the kept database holds a fresh one's rows, in the same rowids; and
+    a column whose values changed has another digest, as the queries' memo reads them."""
+    with tempfile.TemporaryDirectory(dir=MEMORY) as folder:
+        _changed_in_place(write_record(Path(folder) / "record", {**SEEDED, **SEARCHED}), edits)
+
+
+SEARCHED = {
+    "indicators/searched.md": "---\ntitle: Searched\nrow: 12\ndescription: Found.\nquery:"
+    " SELECT (SELECT count(*) FROM search WHERE search MATCH 'cluster')"
+    " + (SELECT count(*) FROM refs) AS value\n---\n"
+}
+"""A query that reads the full-text index and the references: the database has both."""
+
+
+def _changed_in_place(root: Path, edits: list[list[tuple[str, str | tuple[str, str]]]]) -> None:
+    kept = Memos.in_memory(serving=True)
+    last = _image(root, kept)
+    for step in edits:
+        for path, change in step:
+            apply(root, path, change)
+        checked = check(root, kept=kept)
+        if checked.image is None:
+            continue  # a record check refuses compiles nothing
+        fresh = _fresh(root)
+        assert {"search", "refs"} <= _content(fresh).keys()
+        assert _content(checked.image) == _content(fresh)
+        before, after = _columns(last), _columns(fresh)
+        for column, digest in after.items():
+            if before.get(column) != digest:
+                assert last.columns.digests([column]) != checked.image.columns.digests([column])
+        last = checked.image

@@ -11,12 +11,13 @@ import os
 import sqlite3
 from dataclasses import replace
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 from sourcebook import __version__
 from sourcebook.check.result import Checked
 from sourcebook.compile.as_of import restrict
-from sourcebook.compile.database import CompiledRecord
+from sourcebook.compile.database import CompiledRecord, Image, open_image
 from sourcebook.compile.figures import (
     write_figures,
     write_parameters,
@@ -24,14 +25,15 @@ from sourcebook.compile.figures import (
     write_vocabulary,
 )
 from sourcebook.compile.rows import (
+    Filling,
+    ref_rows,
     write_entities,
     write_library,
     write_quotes,
-    write_refs,
     write_watch,
 )
 from sourcebook.compile.schema import SCHEMA_VERSION, kind_table, may_read, schema
-from sourcebook.incremental import Memo
+from sourcebook.incremental import KeptDatabase, Memo
 from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph, link_record, without_drafts
 from sourcebook.model.kinds import KINDS
@@ -133,11 +135,28 @@ def compiled_image(
     as_of: date | None,
     proofs: QuoteReport | None,
     kept: Memo | None = None,
-) -> bytes:
-    """The record compiled in memory (as `compile_in_memory`), as the bytes of its
-    database: what check's queries and derive read."""
-    with compile_in_memory(record, graph, as_of, proofs, kept) as db:
-        return db.image()
+) -> Image:
+    """The record compiled in memory, as the bytes of its database (with what each column
+    holds, for the queries' memo): what check's queries and derive read.
+
+    The full-text index and the references are for the files Datasette serves and the
+    releases carry; each is left out here unless one of the record's queries may read it,
+    as together they are a third of the compile and nothing else here reads them. `kept`:
+    each entity's rows from earlier runs (`rows.rows_of`); where it holds objects
+    (`serve`'s), the last run's database too, of which only the tables whose rows changed
+    are written again (`incremental.KeptDatabase`).
+    """
+    queries = [getattr(e, "query", None) for kind in QUERY_KINDS for e in record.of(kind)]
+    search, refs = may_read("search", queries), may_read("refs", queries)
+    with collector_paused():
+        filling = filled(record, graph, as_of, proofs, search=search, refs=refs, kept=kept)
+        # the record with its drafts, and as published without them: each its own database
+        name = "with drafts" if any(e.draft for e in record) else "published"
+        database = KeptDatabase.held(kept, name, filling.schema)
+        image, columns = database.fill(
+            filling.tables, partial(restrict, day=filling.day), filling.day.isoformat()
+        )
+    return Image(image, columns)
 
 
 def compile_in_memory(
@@ -145,33 +164,11 @@ def compile_in_memory(
     graph: Graph | None = None,
     as_of: date | None = None,
     proofs: QuoteReport | None = None,
-    kept: Memo | None = None,
 ) -> CompiledRecord:
-    """The compiled record in memory, opened read-only for queries: what check runs SQL on,
-    and derive reads again. `kept`: each entity's rows from earlier runs (`rows.rows_of`).
-
-    The full-text index and the references are for the files Datasette serves and the
-    releases carry; each is left out here unless one of the record's queries may read it,
-    as together they are a third of the compile and nothing else here reads them.
-    """
-    queries = [getattr(e, "query", None) for kind in QUERY_KINDS for e in record.of(kind)]
-    db = sqlite3.connect(":memory:")
-    try:
-        fill(
-            db,
-            record,
-            graph if graph is not None else link_record(record),
-            as_of,
-            proofs,
-            search=may_read("search", queries),
-            refs=may_read("refs", queries),
-            kept=kept,
-        )
-        db.commit()
-    except BaseException:
-        db.close()
-        raise
-    return CompiledRecord(db)
+    """The compiled record in memory (as `compiled_image` compiles it), opened read-only for
+    queries."""
+    image = compiled_image(record, graph or link_record(record), as_of, proofs)
+    return open_image(image)
 
 
 @collector_paused()
@@ -185,15 +182,41 @@ def fill(
     refs: bool = True,
     kept: Memo | None = None,
 ) -> None:
-    """Create the tables in an empty database and write the record into them, with the
-    full-text index unless `search` is False, and the references (the `refs` table, else
-    left empty) unless `refs` is False; `kept` as for `compile_in_memory`."""
+    """Create the tables in an empty database and write the record into them, as it stood
+    on `as_of`; the rest as for `filled`."""
+    filling = filled(record, graph, as_of, proofs, search, refs, kept)
+    db.executescript(filling.schema)
+    filling.write(db)
+    restrict(db, day=filling.day)
+
+
+class Filled(Filling):
+    """The record's tables as rows (`rows.Filling`), the schema they go into and the day
+    the database will stand at."""
+
+    def __init__(self, schema: str, day: date):
+        super().__init__()
+        self.schema, self.day = schema, day
+
+
+def filled(
+    record: Record,
+    graph: Graph,
+    as_of: date | None,
+    proofs: QuoteReport | None = None,
+    search: bool = True,
+    refs: bool = True,
+    kept: Memo | None = None,
+) -> Filled:
+    """The record's tables as rows: with the full-text index unless `search` is False, and
+    the references (the `refs` table, else left empty) unless `refs` is False; `kept`: each
+    entity's rows from earlier runs. Every row is there; the day (`as_of`, or the close)
+    cuts them once they are in (`as_of.restrict`)."""
     day = record_day(record, as_of)
-    db.executescript(schema(search))
-    for kind in KINDS:
-        db.execute(kind_table(kind))
-    db.executemany(
-        "INSERT INTO meta VALUES (?, ?)",
+    tables = "\n".join([schema(search), *(kind_table(kind) + ";" for kind in KINDS)])
+    db = Filled(tables, day)
+    db.add(
+        "meta",
         [
             ("schema_version", SCHEMA_VERSION),
             ("sourcebook_version", __version__),
@@ -206,12 +229,11 @@ def fill(
     clock = known(record)
     write_vocabulary(db)
     write_entities(db, record, clock, search, kept)
-    if refs:
-        write_refs(db, graph)
+    db.add("refs", ref_rows(graph) if refs else [])
     write_library(db, record)
     write_watch(db, record, proofs)
     write_quotes(db, graph, proofs)
     write_figures(db, record, proofs, clock)
     write_parties(db, record, proofs, clock)
     write_parameters(db, record)
-    restrict(db, day)
+    return db

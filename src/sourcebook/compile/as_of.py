@@ -11,6 +11,7 @@ then whatever rested on them, and moves each figure retired by then from `figure
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from datetime import date
 
 from sourcebook.compile.noted import watched
@@ -64,25 +65,34 @@ def iso(day: str | None) -> str | None:
     return None if day is None else day_start(day).isoformat()
 
 
-def restrict(db: sqlite3.Connection, day: date) -> None:
-    """Delete from a writable compiled record every row known only after `day`."""
+def restrict(db: sqlite3.Connection, only: Collection[str] | None = None, *, day: date) -> None:
+    """Delete from a writable compiled record every row known only after `day`, in the
+    tables named `only` (all where None: a database whose other tables stand at `day`
+    already, as `incremental.KeptDatabase` asks)."""
     shown = day.isoformat()
+
+    def cut(table: str) -> bool:
+        return only is None or table in only
+
     for table in DATED_TABLES:
-        db.execute(f'DELETE FROM "{table}" WHERE known_from > ?', (shown,))
-    for statement in _RETIRE:
-        db.execute(statement, (shown,))
+        if cut(table):
+            db.execute(f'DELETE FROM "{table}" WHERE known_from > ?', (shown,))
+    if cut("figures") or cut("retired_figures"):
+        for statement in _RETIRE:
+            db.execute(statement, (shown,))
     present = tables(db)
     for table, statement in _CLEAN_UP.items():
-        if table in present:
+        if table in present and cut(table):
             db.execute(statement)
-    db.execute("UPDATE meta SET value = ? WHERE key = 'as_of'", (shown,))
+    if cut("meta"):
+        db.execute("UPDATE meta SET value = ? WHERE key = 'as_of'", (shown,))
 
 
 def copy_as_of(db: sqlite3.Connection, day: date) -> sqlite3.Connection:
     """An in-memory copy of a compiled record as it stood on `day`, still writable."""
     copy = watched(sqlite3.connect(":memory:"))
     db.backup(copy)
-    restrict(copy, day)
+    restrict(copy, day=day)
     copy.commit()
     return copy
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from sourcebook.compile.as_of import copy_as_of
 from sourcebook.compile.noted import note, watched
+from sourcebook.incremental import Columns
 
 DEFAULT_SECONDS = 2.0
 MAX_SECONDS = 10.0
@@ -208,6 +209,22 @@ class CompiledRecord:
         except sqlite3.Error:
             return DEFAULT_SECONDS
         return float(value) if value else DEFAULT_SECONDS
+
+
+class Image(bytes):
+    """A compiled record as the bytes of its database (`open_image` opens it), with what
+    each column held when it was compiled, by digest (`incremental.Columns`): what the
+    queries' memo compares without reading the database again."""
+
+    columns: Columns | None
+
+    def __new__(cls, data: bytes, columns: Columns | None = None) -> Image:
+        made = super().__new__(cls, data)
+        made.columns = columns
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Image, (bytes(self), self.columns)
 
 
 def open_record(path: Path | str, seconds: float | None = None) -> CompiledRecord:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from sourcebook.compile.as_of import iso
-from sourcebook.compile.rows import quote_status
+from sourcebook.compile.rows import OR_IGNORE, Filling, quote_status
 from sourcebook.library.report import QuoteReport
 from sourcebook.model.base import day_end
 from sourcebook.model.figures import EVIDENCED, GRADE_RANK, Placed, placed_figures
@@ -17,20 +16,12 @@ from sourcebook.model.retired import Retired, retired
 from sourcebook.model.units import DIMENSIONS, METRICS, metric
 
 
-def write_vocabulary(db: sqlite3.Connection) -> None:
-    db.executemany(
-        "INSERT INTO grades VALUES (?, ?, ?)",
-        [(g.value, GRADE_RANK[g], int(g in EVIDENCED)) for g in Grade],
-    )
-    db.executemany(
-        "INSERT INTO metrics VALUES (?, ?, ?, ?)",
-        [(m.id, m.label, m.dimension, m.unit) for m in METRICS.values()],
-    )
+def write_vocabulary(db: Filling) -> None:
+    db.add("grades", [(g.value, GRADE_RANK[g], int(g in EVIDENCED)) for g in Grade])
+    db.add("metrics", [(m.id, m.label, m.dimension, m.unit) for m in METRICS.values()])
 
 
-def write_figures(
-    db: sqlite3.Connection, record: Record, proofs: QuoteReport | None, clock: Known
-) -> None:
+def write_figures(db: Filling, record: Record, proofs: QuoteReport | None, clock: Known) -> None:
     """Every figure into `figures`, with the day it is known from and, for one a correction
     or the record's doubt retires, the day it stops counting (`restrict` moves it to
     `retired_figures` from that day)."""
@@ -41,10 +32,9 @@ def write_figures(
     for placed in placed_figures(record):
         rows.append(_figure_row(placed, statuses, clock, gone.get(placed.id)))
         inputs.extend((placed.id, i, n) for n, i in enumerate(placed.figure.inputs, 1))
-    if rows:
-        marks = ", ".join("?" * len(rows[0]))
-        db.executemany(f"INSERT OR IGNORE INTO figures VALUES ({marks})", rows)
-    db.executemany("INSERT INTO figure_inputs VALUES (?, ?, ?)", inputs)
+    db.add("figures", rows, how=OR_IGNORE)
+    db.add("retired_figures", [])  # filled as the day is read (`as_of.restrict`)
+    db.add("figure_inputs", inputs)
 
 
 def _figure_row(placed: Placed, statuses: dict, clock: Known, retired_as: Retired | None) -> tuple:
@@ -92,12 +82,10 @@ def _figure_row(placed: Placed, statuses: dict, clock: Known, retired_as: Retire
     )
 
 
-def write_parties(
-    db: sqlite3.Connection, record: Record, proofs: QuoteReport | None, clock: Known
-) -> None:
+def write_parties(db: Filling, record: Record, proofs: QuoteReport | None, clock: Known) -> None:
     statuses = quote_status(proofs)
-    db.executemany(
-        "INSERT INTO campus_parties VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    db.add(
+        "campus_parties",
         [
             (
                 campus.id,
@@ -118,23 +106,22 @@ def write_parties(
     )
 
 
-def write_parameters(db: sqlite3.Connection, record: Record) -> None:
-    for scenario in record.of("scenario"):
-        for p in getattr(scenario, "parameters", []):
-            inputs = json.dumps([i.model_dump(mode="json") for i in p.inputs], ensure_ascii=False)
-            db.execute(
-                f"INSERT OR IGNORE INTO scenario_parameters VALUES ({', '.join('?' * 11)})",
-                (
-                    scenario.id,
-                    p.id,
-                    p.title,
-                    p.value,
-                    p.unit,
-                    p.year,
-                    p.source,
-                    p.quote,
-                    p.method,
-                    inputs,
-                    p.note,
-                ),
-            )
+def write_parameters(db: Filling, record: Record) -> None:
+    rows = [
+        (
+            scenario.id,
+            p.id,
+            p.title,
+            p.value,
+            p.unit,
+            p.year,
+            p.source,
+            p.quote,
+            p.method,
+            json.dumps([i.model_dump(mode="json") for i in p.inputs], ensure_ascii=False),
+            p.note,
+        )
+        for scenario in record.of("scenario")
+        for p in getattr(scenario, "parameters", [])
+    ]
+    db.add("scenario_parameters", rows, how=OR_IGNORE)

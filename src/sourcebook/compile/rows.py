@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 from itertools import chain
@@ -61,8 +62,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def insert_rows(db: sqlite3.Connection, into: str, rows: Sequence[tuple]) -> None:
-    """INSERT the rows, in their order, INTO a table (its columns named where need be).
+def insert_rows(
+    db: sqlite3.Connection, into: str, rows: Sequence[tuple], ignore: bool = False
+) -> None:
+    """INSERT the rows, in their order, INTO a table (its columns named where need be); OR
+    IGNORE a row whose key is taken where `ignore`.
 
     Many rows to a statement: binding their values costs the same, but SQLite runs a
     statement, and Python goes round its loop, once for many rows rather than for each."""
@@ -70,14 +74,58 @@ def insert_rows(db: sqlite3.Connection, into: str, rows: Sequence[tuple]) -> Non
         return
     one = "(" + ", ".join("?" * len(rows[0])) + ")"
     whole = len(rows) - len(rows) % _ROWS_PER_INSERT
+    insert = "INSERT OR IGNORE INTO" if ignore else "INSERT INTO"
     db.executemany(
-        f"INSERT INTO {into} VALUES " + ", ".join([one] * _ROWS_PER_INSERT),
+        f"{insert} {into} VALUES " + ", ".join([one] * _ROWS_PER_INSERT),
         (
             tuple(chain.from_iterable(rows[start : start + _ROWS_PER_INSERT]))
             for start in range(0, whole, _ROWS_PER_INSERT)
         ),
     )
-    db.executemany(f"INSERT INTO {into} VALUES {one}", rows[whole:])
+    db.executemany(f"{insert} {into} VALUES {one}", rows[whole:])
+
+
+MANY, OR_IGNORE, ONE_BY_ONE = "many", "or ignore", "one by one"
+"""How a table's rows go in: many to a statement (`insert_rows`); the same, a row whose key
+is taken already left out; or a statement a row (the full-text index, whose layout depends
+on how its rows come)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRows:
+    """One table's rows, in the order they go in, and how (`MANY`, `OR_IGNORE`,
+    `ONE_BY_ONE`); `into` names the table, with its columns where need be."""
+
+    table: str
+    rows: list[tuple]
+    into: str
+    how: str = MANY
+
+    def write(self, db: sqlite3.Connection) -> None:
+        """Insert the rows into the table."""
+        if self.how == ONE_BY_ONE:
+            if self.rows:
+                marks = ", ".join("?" * len(self.rows[0]))
+                db.executemany(f"INSERT INTO {self.into} VALUES ({marks})", self.rows)
+        else:
+            insert_rows(db, self.into, self.rows, ignore=self.how == OR_IGNORE)
+
+
+class Filling:
+    """The compiled record's tables as rows, each in the order its rows go in: what `fill`
+    writes into a new database, and a kept one compares with the last run's
+    (`incremental.KeptDatabase`)."""
+
+    def __init__(self) -> None:
+        self.tables: list[TableRows] = []
+
+    def add(self, table: str, rows: list[tuple], into: str = "", how: str = MANY) -> None:
+        """The rows of `table` (named in SQL as `into`, by default as it is)."""
+        self.tables.append(TableRows(table, rows, into or table, how))
+
+    def write(self, db: sqlite3.Connection) -> None:
+        for table in self.tables:
+            table.write(db)
 
 
 def known_from(clock: Known, key: tuple[str, str]) -> str | None:
@@ -88,7 +136,7 @@ def known_from(clock: Known, key: tuple[str, str]) -> str | None:
 
 
 def write_entities(
-    db: sqlite3.Connection,
+    db: Filling,
     record: Record,
     clock: Known,
     search: bool = True,
@@ -112,11 +160,11 @@ def write_entities(
             aliases.extend(its_aliases)
             if text is not None:
                 texts.append(text)
-        insert_rows(db, f'"{kind.folder}" ({names}, body, file, line, known_from)', rows)
-    insert_rows(db, "entities", entities)
-    insert_rows(db, "aliases", aliases)
-    if search:  # a row at a time: the index's layout depends on how its rows come
-        db.executemany("INSERT INTO search VALUES (?, ?, ?, ?)", texts)
+        db.add(kind.folder, rows, f'"{kind.folder}" ({names}, body, file, line, known_from)')
+    db.add("entities", entities)
+    db.add("aliases", aliases)
+    if search:
+        db.add("search", texts, how=ONE_BY_ONE)
 
 
 Rows = tuple[tuple, tuple, tuple[tuple, ...], tuple | None]
@@ -175,8 +223,9 @@ def _search_text(entity: Entity) -> str:
     return "\n\n".join(t for _name, t in entity.prose() if t != entity.title)
 
 
-def write_refs(db: sqlite3.Connection, graph: Graph) -> None:
-    rows = [
+def ref_rows(graph: Graph) -> list[tuple]:
+    """The `refs` table's rows: each reference that resolved."""
+    return [
         (
             *ref.source,
             *ref.target,
@@ -191,13 +240,12 @@ def write_refs(db: sqlite3.Connection, graph: Graph) -> None:
         for ref in graph.refs
         if ref.resolved
     ]
-    insert_rows(db, "refs", rows)
 
 
-def write_library(db: sqlite3.Connection, record: Record) -> None:
+def write_library(db: Filling, record: Record) -> None:
     library = getattr(record, "library", None)
-    db.executemany(
-        "INSERT INTO library_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    db.add(
+        "library_items",
         [
             (
                 item.shelf,
@@ -218,8 +266,8 @@ def write_library(db: sqlite3.Connection, record: Record) -> None:
             for item in library or []
         ],
     )
-    db.executemany(
-        "INSERT INTO source_library VALUES (?, ?, ?)",
+    db.add(
+        "source_library",
         [
             (source.id, shelf, n)
             for source in record.of("source")
@@ -228,14 +276,14 @@ def write_library(db: sqlite3.Connection, record: Record) -> None:
     )
 
 
-def write_watch(db: sqlite3.Connection, record: Record, proofs: QuoteReport | None) -> None:
+def write_watch(db: Filling, record: Record, proofs: QuoteReport | None) -> None:
     """The watch log, a row per visit, and each source's address with its state as of the
     last watch (`check.watched`); what the live web holds now, so never cut to a day."""
     from sourcebook.check.watched import watched
 
     log = record.watch
-    db.executemany(
-        "INSERT INTO watch_visits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    db.add(
+        "watch_visits",
         [
             (
                 source,
@@ -259,10 +307,8 @@ def write_watch(db: sqlite3.Connection, record: Record, proofs: QuoteReport | No
             for visit in log.visits[source]
         ],
     )
-    if not log:
-        return
-    db.executemany(
-        "INSERT INTO watch_addresses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    db.add(
+        "watch_addresses",
         [
             (
                 found.source.id,
@@ -274,12 +320,12 @@ def write_watch(db: sqlite3.Connection, record: Record, proofs: QuoteReport | No
                 found.state.moved_to if found.state else None,
                 json.dumps([q for q, _ in found.state.gone]) if found.state else None,
             )
-            for found in watched(record, proofs)
+            for found in (watched(record, proofs) if log else ())
         ],
     )
 
 
-def write_quotes(db: sqlite3.Connection, graph: Graph, proofs: QuoteReport | None) -> None:
+def write_quotes(db: Filling, graph: Graph, proofs: QuoteReport | None) -> None:
     """Each quote claim with what the Library proved of it, where check has run the proof."""
     if proofs is not None:
         rows = [
@@ -289,7 +335,7 @@ def write_quotes(db: sqlite3.Connection, graph: Graph, proofs: QuoteReport | Non
         ]
     else:
         rows = [_quote_row(q, None, None, q.locator) for q in graph.quotes if q.source]
-    insert_rows(db, "quotes", rows)
+    db.add("quotes", rows)
 
 
 def _quote_row(

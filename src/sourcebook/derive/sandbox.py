@@ -93,7 +93,11 @@ def isolated(
 
 
 def _digests(image: bytes, noted: frozenset[Column]) -> dict[str, bytes]:
-    """What the columns `noted` hold in the compiled record `image`, by column."""
+    """What the columns `noted` hold in the compiled record `image`, by table: as the
+    compile said they held (`Image.columns`), else read from the database."""
+    columns = getattr(image, "columns", None)
+    if columns is not None:
+        return columns.digests(noted)  # type: ignore[no-any-return]
     connection = sqlite3.connect(":memory:")
     try:
         connection.deserialize(image)

@@ -303,7 +303,7 @@ def _walk_back(
     left = dict.fromkeys(distinct, db.seconds)
     try:
         for month in reversed(months):
-            restrict(copy, month)
+            restrict(copy, day=month)
             then = CompiledRecord(copy, db.seconds, db.monitor)
             for sql, by_month in answers.items():
                 if left[sql] <= 0:

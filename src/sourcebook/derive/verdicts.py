@@ -149,7 +149,7 @@ def verdict_history(db: CompiledRecord, months: list[date]) -> list[tuple[str, s
     found: list[tuple[str, str, str, str]] = []
     try:
         for day in reversed(days):
-            restrict(copy, day)
+            restrict(copy, day=day)
             then = CompiledRecord(copy, db.seconds, db.monitor)
             figures = {row[0] for row in copy.execute("SELECT id FROM figures")}
             for test in tests:

@@ -58,6 +58,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from sourcebook.incremental._database import Columns, KeptDatabase
     from sourcebook.incremental._digests import Digester
     from sourcebook.incremental._fingerprint import NOT_RECORD, code, fingerprint, not_record
     from sourcebook.incremental._memo import Memo, key_of
@@ -88,6 +89,8 @@ if TYPE_CHECKING:
     from sourcebook.incremental._whole import RecordMemo
 
 _HOME = {
+    "Columns": "_database",
+    "KeptDatabase": "_database",
     "Digester": "_digests",
     "NOT_RECORD": "_fingerprint",
     "code": "_fingerprint",
@@ -152,8 +155,10 @@ __all__ = [
     "READS",
     "STATE_FOLDER",
     "TOLD_MAX",
+    "Columns",
     "Digester",
     "FilesSeen",
+    "KeptDatabase",
     "Memo",
     "Memos",
     "QueryRuns",

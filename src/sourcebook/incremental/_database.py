@@ -1,0 +1,256 @@
+"""A database filled from tables of rows, changed in place from one run to the next.
+
+A stage that writes a database from rows it makes (compile: the record's tables) gives
+each run's rows table by table (`Fill`), and how the filled database is then settled
+(`Settle`: compile's reading of the record as of its day, which deletes and moves rows
+and whatever rested on them). A `KeptDatabase` held from run to run in the process
+(`serve`'s) compares each table's rows with the last run's by digest, and writes again only
+the tables whose rows changed and those that rest on them (what the settling read of them,
+noted by SQLite's authorizer as it ran): each emptied and filled in the same order as a
+fresh database is, so its rows keep the same rowids and come back from a scan in the same
+order. The rest is not touched. The database it gives (`image`) holds what a fresh fill
+and settle of the same rows holds, table by table and row by row.
+
+It also says what each column holds (`Columns.digests`), the way the queries' memo
+(`QueryRuns`) compares what a job read, without reading the database again: a column's
+digest is that of its rows as filled, and of everything its table's settling read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sqlite3
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sourcebook.incremental._memo import Memo, key_of
+
+Column = tuple[str, str]
+"""(table, column) as SQLite names them; the column is '' for a table's rows alone."""
+
+Settle = Callable[[sqlite3.Connection, Collection[str] | None], None]
+"""Settle the tables named (all where None) of a filled database, in place."""
+
+
+class Fill(Protocol):
+    """One table's rows, in the order they go in."""
+
+    @property
+    def table(self) -> str: ...
+
+    @property
+    def rows(self) -> Sequence[tuple[Any, ...]]: ...
+
+    def write(self, db: sqlite3.Connection) -> None:
+        """Insert the rows into the table, which is empty."""
+
+
+_WRITES = (sqlite3.SQLITE_DELETE, sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE)
+
+
+def _digest(*parts: Any) -> bytes:
+    try:
+        return hashlib.sha256(marshal.dumps(parts)).digest()
+    except ValueError:  # a value marshal cannot hold: never the same as another run's
+        return os.urandom(32)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """What each column of a database held when it was given: by digest, for the queries'
+    memo to compare with a later run's."""
+
+    tokens: Mapping[Column, bytes]
+    """Each filled table's columns (and its rows alone, as ''), as settled."""
+    schema: bytes
+    """What a view or the schema holds: views are read through their tables, which SQLite
+    notes too."""
+    other: frozenset[str]
+    """The other tables the database holds (a full-text index's own): they change with
+    anything."""
+    whole: bytes
+
+    def digests(self, noted: Iterable[Column]) -> dict[str, bytes]:
+        """For each table noted, a digest of its noted columns (b'' for a table the database
+        lacks, such as one a job made in a copy of its own)."""
+        by_table: dict[str, list[bytes]] = {}
+        for table, column in sorted(set(noted)):
+            token = self.tokens.get((table, column))
+            if token is None:
+                if (table, "") in self.tokens:  # its rowid: which rows it holds
+                    token = self.tokens[(table, "")]
+                elif table in self.other:
+                    token = self.whole
+                elif table == "sqlite_master" or table in self.views:
+                    token = self.schema
+                else:
+                    token = b""
+            by_table.setdefault(table, []).append(token)
+        return {table: _digest(tokens) for table, tokens in by_table.items()}
+
+    views: frozenset[str] = frozenset()
+
+
+class KeptDatabase:
+    """A database in memory, filled by `fill` and changed in place by the next (see the
+    module's docstring). `held` gives the one a memo holds from the last run."""
+
+    def __init__(self, schema: str):
+        self.schema = schema
+        self._db: sqlite3.Connection | None = None
+        self._filled: dict[str, bytes] = {}
+        """Each table's rows, as last filled, by digest."""
+        self._columns: dict[str, dict[str, bytes]] = {}
+        """Each table's columns, as last filled, by digest; '' for its rows alone."""
+        self._rests_on: dict[str, frozenset[Column]] = {}
+        """What the settling of each table read, its own columns and other tables'."""
+        self._settled_as = ""
+        self.written: set[str] = set()
+        """The tables the last `fill` wrote (for tests and the bench)."""
+
+    @classmethod
+    def held(cls, memo: Memo | None, name: str, schema: str) -> KeptDatabase:
+        """The database `memo` holds under `name` from the last run, where it has the same
+        schema; else a new one. It is held for the next run once `fill` has filled it."""
+        key = key_of("database", name, schema)
+        found = memo.held(key, carry=False) if memo is not None else None
+        kept = found if isinstance(found, KeptDatabase) else cls(schema)
+        kept._memo, kept._key = memo, key
+        return kept
+
+    _memo: Memo | None = None
+    _key: bytes = b""
+
+    def fill(self, fills: Sequence[Fill], settle: Settle, settled_as: str) -> tuple[bytes, Columns]:
+        """The database of `fills` settled (`settled_as` names how: the day it stands at), as
+        its serialized bytes and what its columns hold; the tables whose rows are as the
+        last fill's are not written again."""
+        filled = {fill.table: _digest(fill.rows) for fill in fills}
+        db = self._db
+        try:
+            if db is None or settled_as != self._settled_as or filled.keys() != self._filled.keys():
+                db = self._fresh(fills, settle)
+                written = set(filled)
+            else:
+                last = self._filled
+                changed = {table for table, digest in filled.items() if digest != last[table]}
+                written = self._again(db, fills, settle, changed)
+            image = db.serialize()
+        except BaseException:
+            self._drop()  # half changed: the next fill starts afresh
+            raise
+        self._settled_as, self._db = settled_as, db
+        for fill in fills:
+            if fill.table in written:
+                self._columns[fill.table] = self._column_digests(db, fill)
+        self._filled, self.written = filled, written
+        if self._memo is not None:
+            self._memo.hold(self._key, self)
+        return image, self._tokens(db, settled_as)
+
+    def _fresh(self, fills: Sequence[Fill], settle: Settle) -> sqlite3.Connection:
+        self._drop()
+        db = sqlite3.connect(":memory:")
+        db.executescript(self.schema)
+        for fill in fills:
+            fill.write(db)
+        self._rests_on = _settling_reads(db, settle)
+        db.commit()
+        self._columns = {}
+        return db
+
+    def _again(
+        self, db: sqlite3.Connection, fills: Sequence[Fill], settle: Settle, changed: set[str]
+    ) -> set[str]:
+        """Write again the tables `changed` and those whose settling read one of them."""
+        if not changed:
+            return set()
+        again = {
+            table
+            for table in self._filled
+            if table in changed or any(t in changed for t, _ in _closure(table, self._rests_on))
+        }
+        with db:  # one transaction: a failure leaves nothing half written
+            for fill in fills:
+                if fill.table in again:
+                    db.execute(f'DELETE FROM "{fill.table}"')
+                    fill.write(db)
+            settle(db, again)
+        return again
+
+    def _column_digests(self, db: sqlite3.Connection, fill: Fill) -> dict[str, bytes]:
+        names = [row[1] for row in db.execute(f'PRAGMA table_info("{fill.table}")')]
+        columns = list(zip(*fill.rows, strict=False)) or [() for _ in names]
+        found = {name: _digest(values) for name, values in zip(names, columns, strict=False)}
+        found[""] = _digest(len(fill.rows))
+        return found
+
+    def _tokens(self, db: sqlite3.Connection, settled_as: str) -> Columns:
+        """What each column holds, settled: its filled digest with those of every column
+        its table's settling read, and of theirs in turn."""
+        tokens: dict[Column, bytes] = {}
+        for table, columns in self._columns.items():
+            read = _closure(table, self._rests_on)
+            under = [self._columns.get(t, {}).get(c, b"") for t, c in sorted(read)]
+            for column, digest in columns.items():
+                tokens[(table, column)] = _digest(settled_as, digest, under)
+        names = db.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')")
+        present = {name: kind for name, kind in names}
+        views = frozenset(name for name, kind in present.items() if kind == "view")
+        other = frozenset(present) - views - set(self._columns)
+        whole = _digest(settled_as, sorted(self._filled.items()))
+        return Columns(tokens, _digest(self.schema), other, whole, views)
+
+    def _drop(self) -> None:
+        if self._db is not None:
+            self._db.close()
+        self._db, self._filled, self._columns = None, {}, {}
+
+
+def _settling_reads(db: sqlite3.Connection, settle: Settle) -> dict[str, frozenset[Column]]:
+    """Settle the whole database, noting what each statement that changed a table read."""
+    reads: set[Column] = set()
+    writes: set[str] = set()
+    rests_on: dict[str, set[Column]] = {}
+
+    def note(action: int, table: str | None, column: str | None, *_: Any) -> int:
+        if action == sqlite3.SQLITE_READ and table:
+            reads.add((table, column or ""))
+        elif action in _WRITES and table:
+            writes.add(table)
+        return sqlite3.SQLITE_OK
+
+    class Noting:
+        """The database, each statement's reads credited to the tables it changed."""
+
+        def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
+            reads.clear()
+            writes.clear()
+            cursor = db.execute(sql, parameters)
+            for table in writes:
+                rests_on.setdefault(table, set()).update(reads)
+            return cursor
+
+    db.set_authorizer(note)
+    try:
+        settle(Noting(), None)  # type: ignore[arg-type]
+    finally:
+        db.set_authorizer(None)
+    return {table: frozenset(read) for table, read in rests_on.items()}
+
+
+def _closure(table: str, rests_on: Mapping[str, frozenset[Column]]) -> set[Column]:
+    """Every column the settling of `table` read, and what settling those read, in turn."""
+    found: set[Column] = set()
+    todo = [table]
+    seen = {table}
+    while todo:
+        for read in rests_on.get(todo.pop(), ()):
+            found.add(read)
+            if read[0] not in seen:
+                seen.add(read[0])
+                todo.append(read[0])
+    return found
