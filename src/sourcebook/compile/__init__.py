@@ -161,14 +161,13 @@ def compiled_image(
 
 def compile_in_memory(
     record: Record,
-    graph: Graph | None = None,
+    graph: Graph,
     as_of: date | None = None,
     proofs: QuoteReport | None = None,
 ) -> CompiledRecord:
     """The compiled record in memory (as `compiled_image` compiles it), opened read-only for
     queries."""
-    image = compiled_image(record, graph or link_record(record), as_of, proofs)
-    return open_image(image)
+    return open_image(compiled_image(record, graph, as_of, proofs))
 
 
 @collector_paused()

@@ -90,6 +90,7 @@ def derive_all(db: CompiledRecord) -> Derived:
         for owner, found in all_timelines(db, kind).items()
     }
     rows = scorecard(db)
+    states = campus_states(db)
     return Derived(
         db.meta("as_of") or "",
         rows,
@@ -99,8 +100,8 @@ def derive_all(db: CompiledRecord) -> Derived:
         timelines,
         chart_data(db, rows, lambda: verdict_history(db, history_months(db))),
         overview(db),
-        machine(db),
-        campus_states(db),
+        machine(db, states),
+        states,
         campus_order(db),
     )
 

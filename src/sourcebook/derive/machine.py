@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from sourcebook.compile.database import CompiledRecord
-from sourcebook.derive.campuses import Carried, campus_states
+from sourcebook.derive.campuses import CampusState, Carried, campus_states
 
 NO_OWNER = ""
 """The owner of campuses whose owner the record does not name."""
@@ -99,7 +99,9 @@ class Machine:
 EMPTY = Machine((), (), {}, {}, (), Holding(NO_OWNER, (), 0.0, (), 0.0, ()))
 
 
-def machine(db: CompiledRecord) -> Machine:
+def machine(db: CompiledRecord, states: dict[str, CampusState] | None = None) -> Machine:
+    """Every campus and party as one machine; `states`: each campus's state on the
+    database's day, where it is in hand (`campus_states`)."""
     edges = _edges(db)
     degree: dict[tuple[str, str], int] = defaultdict(int)
     for edge in edges:
@@ -112,7 +114,7 @@ def machine(db: CompiledRecord) -> Machine:
         Node("party", r["id"], r["title"], r["type"] or "", degree["party", r["id"]])
         for r in db.rows(_PARTIES)
     ]
-    states = campus_states(db)
+    states = states if states is not None else campus_states(db)
     power = {c: s.power for c, s in states.items() if s.power is not None}
     chips = {c: s.chips for c, s in states.items() if s.chips is not None}
     campuses = [n.id for n in nodes if n.kind == "campus"]

@@ -153,7 +153,8 @@ class KeptDatabase:
 
     def _fresh(self, fills: Sequence[Fill], settle: Settle) -> sqlite3.Connection:
         self._drop()
-        db = sqlite3.connect(":memory:")
+        # used by one run at a time, whichever thread runs it (`serve`'s watcher's)
+        db = sqlite3.connect(":memory:", check_same_thread=False)
         db.executescript(self.schema)
         for fill in fills:
             fill.write(db)
