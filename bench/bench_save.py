@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the time of one `serve` save goes, stage by stage, in one process.
 
-    python bench/bench_save.py [--sizes 10000] [--seed 0] [--repeat R]
+    python bench/bench_save.py [--sizes 10000] [--seed 0] [--repeat R] [--in-a-row N]
 
 `bench_edit.py` times a save as the author sees it, from the write to the page served;
 this runs `serve`'s rebuild (`LiveSite.rebuild`) in-process on the record bench_site.py
@@ -11,8 +11,9 @@ best of R saves and the time in each stage: read, link, check's rules, compiling
 record, the record's queries, derive, and the site (making its pages' list and writing
 what changed). Each save's rebuild is told the edited file, as `serve`'s watcher tells
 it, so that the read takes every other file as it was without a stat
-(`incremental.FilesSeen`); the first build takes every stat. Every edit is undone at the
-end.
+(`incremental.FilesSeen`); the first build takes every stat. Then it times N sentence
+saves in a row, each whole, the cycle collector included: as Python runs it, and as
+`serve` holds it (`runtime.collector.Bursts`). Every edit is undone at the end.
 """
 
 from __future__ import annotations
@@ -116,16 +117,54 @@ def measure(root: Path, repeat: int) -> None:
             shutil.rmtree(Path(folder), ignore_errors=True)
 
 
+def in_a_row(root: Path, saves: int) -> None:
+    """`saves` sentence saves in a row, each timed whole (the cycle collector included):
+    with the collector as Python runs it, then held as `serve` holds it, collected between
+    saves (untimed: `serve`'s watcher does it once it has waited for the next save)."""
+    from sourcebook.live import LiveSite
+
+    terms = sorted((root / "terms").glob("*.md"))
+    for held in (False, True):
+        with tempfile.TemporaryDirectory(prefix="bench-save-") as folder:
+            live = LiveSite(root, out=Path(folder))
+            if held:
+                live.collector.hold()
+            try:
+                live.rebuild()
+                live.collector.idle()
+                times = []
+                with edited(terms[0]) as edit:
+                    for _ in range(saves):
+                        edit("")
+                        started = time.perf_counter()
+                        live.rebuild(told(terms[0]))
+                        times.append(time.perf_counter() - started)
+                        live.collector.idle()
+            finally:
+                live.collector.release()
+                live.close()
+        how = "held, collected between saves" if held else "as Python runs it"
+        print(
+            f"  {saves} sentence saves in a row, the collector {how}:"
+            f" mean {sum(times) / saves:.2f} s, slowest {max(times):.2f} s,"
+            f" fastest {min(times):.2f} s",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000", help="comma-separated N")
     parser.add_argument("--seed", type=int, default=0, help="the generator's seed")
     parser.add_argument("--repeat", type=int, default=3, help="the best of R saves")
+    parser.add_argument("--in-a-row", type=int, default=8, help="saves in a row (0: none)")
     args = parser.parse_args()
     for n in (int(size) for size in args.sizes.split(",")):
         root = record_dir(n, args.seed)
         print(f"serve's save, N={n:,} ({root.name}), best of {args.repeat}:", flush=True)
         measure(root, args.repeat)
+        if args.in_a_row:
+            in_a_row(root, args.in_a_row)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from sourcebook.publish.site.search.index import SearchJob
 from sourcebook.publish.site.search.live_index import LiveSearch
 from sourcebook.publish.site.serving.serve import WAIT_SECONDS
 from sourcebook.read.settings import RecordError
+from sourcebook.runtime.collector import IDLE_SECONDS, Bursts
 
 
 class LiveSite:
@@ -53,6 +54,8 @@ class LiveSite:
         """The search index, made after each build is shown."""
         self.written: int | None = None
         """Files the last build wrote afresh, where it kept the rest; None for all."""
+        self.collector = Bursts()
+        """The cycle collector, where `serve` holds it: run between saves, not in one."""
         self.kept = Memos.in_memory(serving=True)
         """What the builds before made of the record's files and fields, and the pages
         they wrote: an edit reads again, and writes again, only what it changed."""
@@ -89,6 +92,7 @@ class LiveSite:
                 self.version += 1
                 self._changed.notify_all()
             self.search.built(self.version, search_job, self.site)
+            self.collector.worked()
 
     def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic], SearchJob | None]:
         """Check the record and, where it has no error, build its site, drafts and all,
@@ -135,7 +139,17 @@ class LiveSite:
             return not any(p in ignored or p.startswith(".") for p in parts)
 
         first = True
-        for changes in watchfiles.watch(root, watch_filter=told, stop_event=stop, debounce=200):
+        for changes in watchfiles.watch(
+            root,
+            watch_filter=told,
+            stop_event=stop,
+            debounce=200,
+            rust_timeout=int(IDLE_SECONDS * 1000),
+            yield_on_timeout=True,  # nothing changed for that long: the collector's turn
+        ):
+            if not changes:
+                self.collector.idle()
+                continue
             said = [(change.name, path) for change, path in changes]
             if not any(wanted(path) for _, path in said):
                 if self.kept.files is not None:

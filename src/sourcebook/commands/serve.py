@@ -63,6 +63,7 @@ def serve(
     # Stopped by a service manager or `kill` as by Ctrl+C: the temporary folder goes too.
     signal.signal(signal.SIGTERM, _interrupt)
     stop = threading.Event()
+    live.collector.hold()  # run between saves (`runtime.collector.Bursts`)
     try:
         live.rebuild()
         show = partial(report, verbose=verbose)

@@ -31,6 +31,7 @@ from sourcebook.publish.site.formats.feeds import feed
 from sourcebook.publish.site.formats.structured import json_ld
 from sourcebook.publish.site.formats.twins import with_twins
 from sourcebook.publish.site.kept_site import (
+    PROSE_TOKENS,
     PageMade,
     SiteMade,
     Snapshot,
@@ -217,9 +218,10 @@ class SiteBuild:
         `search.buckets`): those whose pages are as they were are kept."""
         self._reads: dict[str, frozenset[Token]] | None = None
         """What each page read, where the build keeps it for the next."""
-        self._contexts: dict[str, tuple[bytes, frozenset[Token]]] = {}
+        self._contexts: dict[str, tuple[bytes, frozenset[Token] | None]] = {}
         """Each page's context as the next build compares it (its digest), and the entities
-        it holds."""
+        it holds (None where the context was taken as the last build's, until the page is
+        written)."""
         try:
             self._prepared = _prepare(record, graph, jobs, notify_url, series)
         except BuildError as exc:
@@ -276,9 +278,11 @@ class SiteBuild:
             self._last_index = Kept(last.index, last.out / bundle)
         changed = None
         if kept is not None:
-            now = self._note_reads(derived, last.snapshot if last is not None else None)
+            now = self._snapshot(derived, last.snapshot if last is not None else None)
             if last is not None and last.holds(out):
                 changed = now.changes(last.snapshot)
+            prose_only = changed is not None and all(t[0] in PROSE_TOKENS for t in changed)
+            self._note_contexts(last if prose_only else None)
             kept.forget()  # until the site at `out` is whole again
         written = None
         try:
@@ -306,21 +310,38 @@ class SiteBuild:
         pages = len(site.pages)
         return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
 
-    @collector_paused()  # what it makes is kept until the next build
-    def _note_reads(self, derived: Derived, last: Snapshot | None) -> Snapshot:
-        """Have each page note what it reads; what they could read, to compare with the
-        last build's (`last`)."""
+    def _snapshot(self, derived: Derived, last: Snapshot | None) -> Snapshot:
+        """What the pages could read, to compare with the last build's (`last`)."""
         site = self._prepared
         assert site is not None
         view = site.view
-        self._reads = {}
-        seen: dict[int, Any] = {}  # the pages' objects live through the loop: ids are theirs
-        for page in site.pages:
-            context, held = context_reads(page.context, seen)
-            self._contexts[page.url] = (hashlib.sha256(context.encode()).digest(), held)
         shared = [view.nav, view.releases, view.series, view.notify]  # and the settings
         tables = view.compared_tables(derived)
         return Snapshot.of(site.record, site.graph, tables, shared, last)
+
+    @collector_paused()  # what it makes is kept until the next build
+    def _note_contexts(self, as_before: SiteMade | None) -> None:
+        """Have each page note what it reads, and what it was given: its context. Where
+        the edit changed only what prose says and refers to (`as_before`, the last build:
+        see `kept_site.PROSE_TOKENS`), each page's context is the one it had there, not
+        shown again; what it holds is shown where the page is written (`_context`)."""
+        site = self._prepared
+        assert site is not None
+        self._reads = {}
+        seen: dict[int, Any] = {}  # the pages' objects live through the loop: ids are theirs
+        for page in site.pages:
+            made = as_before.pages.get(page.url) if as_before is not None else None
+            if made is not None and made.template == page.template:
+                self._contexts[page.url] = (made.context, None)
+            else:
+                self._contexts[page.url] = self._context(page, seen)
+
+    @staticmethod
+    def _context(page: Page, seen: dict[int, Any] | None = None) -> tuple[bytes, frozenset[Token]]:
+        """A page's context as the next build compares it (its digest), and the entities
+        it holds."""
+        context, held = context_reads(page.context, seen)
+        return hashlib.sha256(context.encode()).digest(), held
 
     @collector_paused()  # what it makes is kept until the next build
     def _made(
@@ -343,6 +364,8 @@ class SiteBuild:
                 made.pages[page.url] = last.pages[page.url]
             else:
                 context, held = self._contexts[page.url]
+                if held is None:  # its context taken as it was: what it holds shown now
+                    context, held = self._context(page)
                 made.pages[page.url] = PageMade(page.template, context, held | read)
         made.pages[site.previews] = PageMade("", b"", self._reads[site.previews])
         return made

@@ -40,6 +40,15 @@ OWN_FOLDERS = ("templates", "static", "watch")
 addresses, the Library's pages and the Data page, and is written once a watch."""
 
 
+PROSE_TOKENS = frozenset({"body", "read", "in", "out"})
+"""The tokens of what an entity's prose says and what it refers to: an entity's body,
+what link found in a prose field, what refers to an entity and what it refers to
+(`Snapshot.changes`). No page's context holds any of them (a context holds entities, and
+the lists the pages' list makes of their fields), so an edit that changed only these left
+every context as it was: the build takes each as the last build's
+(`tests/test_site_kept_contexts.py` holds every page's context to that)."""
+
+
 @dataclass(frozen=True)
 class PageMade:
     template: str
