@@ -16,10 +16,10 @@ from sourcebook.diagnostics import Diagnostics
 from sourcebook.pipeline import read_and_link
 from sourcebook.publish.site.formats.twins import with_twins
 from sourcebook.publish.site.kept_site import PROSE_TOKENS, Snapshot
+from sourcebook.publish.site.pages.releases import read_releases
 from sourcebook.publish.site.pages.site_pages import site_pages
 from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.reads import context_reads
-from sourcebook.publish.site.pages.releases import read_releases
 
 FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
 
@@ -44,7 +44,7 @@ def bundled(tmp_path: Path) -> Path:
 def test_a_prose_edit_leaves_every_context_as_it_was(bundled: Path) -> None:
     before, was = contexts(bundled)
     edited = []
-    for folder in sorted(p for p in bundled.iterdir() if p.is_dir() and not p.name[0] in "._"):
+    for folder in sorted(p for p in bundled.iterdir() if p.is_dir() and p.name[0] not in "._"):
         for path in sorted(folder.glob("*.md"))[:2]:
             text = path.read_text(encoding="utf-8")
             front = FRONT.match(text)
