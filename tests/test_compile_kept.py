@@ -201,4 +201,35 @@ def _changed_in_place(root: Path, edits: list[list[tuple[str, str | tuple[str, s
         for column, digest in after.items():
             if before.get(column) != digest:
                 assert last.columns.digests([column]) != checked.image.columns.digests([column])
+        _held_to_each_day(last, checked.image, fresh)
         last = checked.image
+
+
+DAYS = ("2020-01-01", "2026-06-30", "2026-09-30", "2026-10-01")
+"""Days the small record's history may stand at: before anything, between its figures,
+and on its corrections' day."""
+
+
+def _held_to_each_day(last: bytes, now: bytes, fresh: bytes) -> None:
+    """Where a table holds other rows as it stood on a day, the kept database says that
+    what the table can read on that day changed (`incremental.Columns.as_of`)."""
+    db = sqlite3.connect(":memory:")
+    db.deserialize(last)
+    day = db.execute("SELECT value FROM meta WHERE key = 'as_of'").fetchone()[0]
+    for then in (d for d in DAYS if d <= day):
+        was, is_ = _content(_as_of(last, then)), _content(_as_of(fresh, then))
+        for table in was.keys() | is_.keys():
+            if was.get(table) != is_.get(table):
+                told = last.columns.as_of(then, [table]), now.columns.as_of(then, [table])
+                assert told[0] is not None and told[0] != told[1], (then, table)
+
+
+def _as_of(image: bytes, day: str) -> bytes:
+    """The compiled record as it stood on `day`, as the histories cut it."""
+    from datetime import date
+
+    from sourcebook.compile.as_of import copy_as_of
+
+    db = sqlite3.connect(":memory:")
+    db.deserialize(image)
+    return copy_as_of(db, date.fromisoformat(day)).serialize()

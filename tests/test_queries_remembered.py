@@ -4,19 +4,22 @@ and `QueryRuns` gives its value again where those columns hold what they held.""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from datetime import date
 from functools import partial
 from pathlib import Path
 
 import pytest
+from conftest import BUNDLED
 from site_fixtures import write_record
 
-from sourcebook.compile.database import CompiledRecord, Failure, QueryError
+from sourcebook.compile.database import CompiledRecord, Failure, QueryError, open_image
 from sourcebook.compile.noted import digests, noting
 from sourcebook.derive import derive_all, derive_checked
 from sourcebook.derive.sandbox import isolated
-from sourcebook.incremental import QueryRuns
+from sourcebook.derive.scorecard import history_months
+from sourcebook.incremental import Memos, QueryRuns
 from sourcebook.pipeline import check
 
 SLOW = (
@@ -199,3 +202,37 @@ def test_a_table_that_cannot_be_read_is_never_the_same() -> None:
     assert first["v"] != second["v"]  # its table dropped under it
     assert first['odd "name"'] == second['odd "name"']
     assert first["gone"] == second["gone"] == b""
+
+
+def test_a_late_figures_edit_runs_the_queries_of_its_days_alone(tmp_path: Path) -> None:
+    """`serve` keeps each query's answer by what it could read on its day
+    (`incremental.Columns.as_of`): an edit of a figure known late runs again the queries of
+    the days from then on, and gives the earlier days' answers again; derive comes out as a
+    run of its own makes it."""
+    root = tmp_path / "record"
+    shutil.copytree(BUNDLED, root, ignore=shutil.ignore_patterns("_site", ".sourcebook-cache"))
+    kept = Memos.in_memory(serving=True)
+    assert kept.queries is not None
+    derive_checked(check(root, kept=kept), kept.queries)
+    first = kept.queries.ran
+    with open_image(check(root).image or b"") as db:
+        (late,) = db.rows(
+            "SELECT file, line, known_from FROM figures"
+            " WHERE known_from < ? AND COALESCE(note, '') = ''"
+            " ORDER BY known_from DESC, file, line LIMIT 1",
+            (db.day,),
+        )
+        months = len(history_months(db))
+    path = root / late["file"]
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    item = lines[late["line"] - 1]
+    indent = " " * (len(item) - len(item.lstrip(" -")))
+    lines.insert(late["line"], f"{indent}note: Noted again.\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    checked = check(root, kept=kept)
+    assert checked.ok, [d.format() for d in checked.diagnostics.errors]
+    moved = derive_checked(checked, kept.queries)
+    again = kept.queries.ran - first
+    assert months > 3 and 0 < again < first
+    with open_image(check(root).image or b"") as db:
+        assert derive_all(db) == moved  # what a run of its own makes

@@ -37,7 +37,7 @@ from sourcebook.children import (
 )
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError, Result, open_image
 from sourcebook.compile.noted import Column, digests, noting
-from sourcebook.incremental import QueryRuns, run_key
+from sourcebook.incremental import Columns, QueryRuns, run_key
 
 T = TypeVar("T")
 
@@ -51,8 +51,12 @@ MEMORY_BYTES = 2 << 30
 SQLITE_HEAP_BYTES = 1 << 30
 """SQLite's own heap in the child, at most."""
 
-Key = tuple[str, str, int]
-"""(day the record stands at, statement, most rows asked for): one run of one query."""
+Key = tuple[str, bytes | None, str, int]
+"""One run of one query: (the day the record stands at, a digest of what the statement can
+read on that day, the statement, the most rows asked for). The digest is there where the
+compiled record says what its tables hold on each day (`incremental.Columns`), so that a
+later build whose record holds the same then is given the run's outcome again
+(`Monitor.key`); None where it does not say."""
 Outcome = Result | QueryError
 
 
@@ -77,7 +81,8 @@ def isolated(
         if runs is not None:
             runs.record(key, frozenset(noted), digests, pickle.dumps(made))
         return made
-    known: dict[Key, Outcome] = {}
+    known: dict[Key, Outcome] = runs.outcomes(key) if runs is not None else {}
+    given = set(known)
     started = time.monotonic()
     attempts = 0
     while True:
@@ -89,6 +94,10 @@ def isolated(
     # what it read went with the child that ran it.
     if runs is not None and in_time and attempts == 1:
         runs.record(key, frozenset(noted), digests, value)
+    if runs is not None:  # each query's answer, by what it read on its day
+        runs.ran += len(known.keys() - given)
+        said = {k: v for k, v in known.items() if k[1] is not None and isinstance(v, Result)}
+        runs.keep_outcomes(key, said)
     return pickle.loads(value)  # type: ignore[no-any-return]
 
 
@@ -217,7 +226,7 @@ def _child(
         connection = sqlite3.connect(":memory:")
         connection.execute(f"PRAGMA hard_heap_limit = {SQLITE_HEAP_BYTES}")
         connection.deserialize(image)
-        monitor = Monitor(out, known, started)
+        monitor = Monitor(out, known, started, getattr(image, "columns", None))
         with noting() as noted:
             value = pickle.dumps(job(CompiledRecord(connection, seconds, monitor)))
     except Exception as exc:
@@ -240,15 +249,39 @@ class Monitor:
     """In the child: tells the parent as each query starts and ends, answers a query already
     run by an earlier child as it came out, and keeps the run within TOTAL_SECONDS."""
 
-    def __init__(self, out: Connection, known: dict[Key, Outcome], started: float):
+    def __init__(
+        self,
+        out: Connection,
+        known: dict[Key, Outcome],
+        started: float,
+        columns: Columns | None = None,
+    ):
         self.out = out
         self.known = known
         self.started = started
         self.stopped = False
         """Whether a query was stopped for time: what comes of it depends on the clock."""
+        self.columns = columns
+        """What the compiled record holds on each day, where it says (`Image.columns`)."""
+        self._tables: dict[str, frozenset[str]] = {}
+
+    def key(self, db: CompiledRecord, sql: str, max_rows: int) -> Key:
+        """The key of a run of `sql` over `db` (the record, or a copy of it as of an earlier
+        day): with a digest of what the statement can read there, where the record says it
+        (`incremental.Columns.as_of`). The tables it reads are found as SQLite prepares it,
+        which notes the columns it reads as running it would."""
+        day = db.day
+        held = self.columns.as_of(day, self._read(db, sql)) if self.columns else None
+        return (day, held, sql, max_rows)
+
+    def _read(self, db: CompiledRecord, sql: str) -> frozenset[str]:
+        tables = self._tables.get(sql)
+        if tables is None:
+            tables = self._tables[sql] = db.tables_read(sql)
+        return tables
 
     def run(self, db: CompiledRecord, sql: str, max_rows: int, seconds: float) -> Result:
-        key = (db.day, sql, max_rows)
+        key = self.key(db, sql, max_rows)
         outcome = self.known.get(key)
         if outcome is None:
             left = TOTAL_SECONDS - (time.monotonic() - self.started)

@@ -18,18 +18,23 @@ digest is that of its rows as filled, and of everything its table's settling rea
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import marshal
 import os
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sourcebook.incremental._memo import Memo, key_of
 
 Column = tuple[str, str]
 """(table, column) as SQLite names them; the column is '' for a table's rows alone."""
+
+KNOWN_FROM = "known_from"
+"""The column that says the day a row is known from: settled on an earlier day, a table
+holds its rows known by then (and what their settling keeps of them)."""
 
 Settle = Callable[[sqlite3.Connection, Collection[str] | None], None]
 """Settle the tables named (all where None) of a filled database, in place."""
@@ -59,6 +64,45 @@ def _digest(*parts: Any) -> bytes:
 
 
 @dataclass(frozen=True)
+class Days:
+    """A table's rows as the days they are known from add them: for each day a row is known
+    from (in order; '' for rows known from the start), a digest of every row known by then,
+    each with its place in the table. What the table holds settled on a day rests on those
+    rows alone (and on the other tables' rows its settling read)."""
+
+    known: tuple[str, ...]
+    digests: tuple[bytes, ...]
+
+    @classmethod
+    def of(cls, rows: Sequence[tuple[Any, ...]], column: int | None) -> Days:
+        """The days of `rows`, whose `column` says the day each is known from (None: a
+        table whose rows are known from the start)."""
+        if column is None:
+            return cls(("",), (_digest(rows),))
+        order = sorted(range(len(rows)), key=lambda n: (rows[n][column] or "", n))
+        digest = hashlib.sha256()
+        known: list[str] = []
+        digests: list[bytes] = []
+        for n in order:
+            day = rows[n][column] or ""
+            if known and known[-1] != day:
+                digests.append(digest.copy().digest())
+            if not known or known[-1] != day:
+                known.append(day)
+            try:
+                digest.update(marshal.dumps((n, rows[n])))
+            except ValueError:
+                digest.update(os.urandom(32))
+        digests.append(digest.digest())
+        return cls(tuple(known), tuple(digests[: len(known)]))
+
+    def by(self, day: str) -> bytes:
+        """The digest of the rows known by `day`."""
+        found = bisect.bisect_right(self.known, day)
+        return self.digests[found - 1] if found else b""
+
+
+@dataclass(frozen=True)
 class Columns:
     """What each column of a database held when it was given: by digest, for the queries'
     memo to compare with a later run's."""
@@ -72,6 +116,32 @@ class Columns:
     """The other tables the database holds (a full-text index's own): they change with
     anything."""
     whole: bytes
+    views: frozenset[str] = frozenset()
+    days: Mapping[str, Days] = field(default_factory=dict)
+    """Each filled table's rows known by each day (see `Days`), where the database is kept
+    from run to run: what its settling on an earlier day keeps depends on nothing else."""
+    rests_on: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """The tables whose rows each table's settling read, and theirs in turn."""
+
+    def as_of(self, day: str, tables: Iterable[str]) -> bytes | None:
+        """A digest of what `tables` hold in the database settled on `day` (an ISO date no
+        later than its own): of the rows of each, and of each table its settling read,
+        known by then; None where it is not said (the database was not kept)."""
+        if not self.days:
+            return None
+        read = set(tables)
+        for table in list(read):
+            read |= self.rests_on.get(table, frozenset())
+        parts = []
+        for table in sorted(read):
+            days = self.days.get(table)
+            if days is not None:
+                parts.append((table, days.by(day)))
+            elif table in self.other:
+                parts.append((table, self.whole))
+            else:  # a view or the schema, read through its tables; or one the database lacks
+                parts.append((table, self.schema if table in self.views else b""))
+        return _digest(day, self.schema, parts)
 
     def digests(self, noted: Iterable[Column]) -> dict[str, bytes]:
         """For each table noted, a digest of its noted columns (b'' for a table the database
@@ -91,8 +161,6 @@ class Columns:
             by_table.setdefault(table, []).append(token)
         return {table: _digest(tokens) for table, tokens in by_table.items()}
 
-    views: frozenset[str] = frozenset()
-
 
 class KeptDatabase:
     """A database in memory, filled by `fill` and changed in place by the next (see the
@@ -107,6 +175,8 @@ class KeptDatabase:
         """Each table's columns, as last filled, by digest; '' for its rows alone."""
         self._rests_on: dict[str, frozenset[Column]] = {}
         """What the settling of each table read, its own columns and other tables'."""
+        self._days: dict[str, Days] = {}
+        """Each table's rows by the day each is known from, where kept from run to run."""
         self._settled_as = ""
         self.written: set[str] = set()
         """The tables the last `fill` wrote (for tests and the bench)."""
@@ -143,9 +213,14 @@ class KeptDatabase:
             self._drop()  # half changed: the next fill starts afresh
             raise
         self._settled_as, self._db = settled_as, db
+        kept = self._memo is not None and self._memo.holding  # the next run may ask for days
         for fill in fills:
             if fill.table in written:
-                self._columns[fill.table] = self._column_digests(db, fill)
+                names = [row[1] for row in db.execute(f'PRAGMA table_info("{fill.table}")')]
+                self._columns[fill.table] = _column_digests(names, fill.rows)
+                if kept:
+                    known = names.index(KNOWN_FROM) if KNOWN_FROM in names else None
+                    self._days[fill.table] = Days.of(fill.rows, known)
         self._filled, self.written = filled, written
         if self._memo is not None:
             self._memo.hold(self._key, self)
@@ -182,13 +257,6 @@ class KeptDatabase:
             settle(db, again)
         return again
 
-    def _column_digests(self, db: sqlite3.Connection, fill: Fill) -> dict[str, bytes]:
-        names = [row[1] for row in db.execute(f'PRAGMA table_info("{fill.table}")')]
-        columns = list(zip(*fill.rows, strict=False)) or [() for _ in names]
-        found = {name: _digest(values) for name, values in zip(names, columns, strict=False)}
-        found[""] = _digest(len(fill.rows))
-        return found
-
     def _tokens(self, db: sqlite3.Connection, settled_as: str) -> Columns:
         """What each column holds, settled: its filled digest with those of every column
         its table's settling read, and of theirs in turn."""
@@ -203,12 +271,24 @@ class KeptDatabase:
         views = frozenset(name for name, kind in present.items() if kind == "view")
         other = frozenset(present) - views - set(self._columns)
         whole = _digest(settled_as, sorted(self._filled.items()))
-        return Columns(tokens, _digest(self.schema), other, whole, views)
+        rests_on = {
+            table: frozenset(t for t, _ in _closure(table, self._rests_on)) for table in self._days
+        }
+        days = dict(self._days)
+        return Columns(tokens, _digest(self.schema), other, whole, views, days, rests_on)
 
     def _drop(self) -> None:
         if self._db is not None:
             self._db.close()
-        self._db, self._filled, self._columns = None, {}, {}
+        self._db, self._filled, self._columns, self._days = None, {}, {}, {}
+
+
+def _column_digests(names: list[str], rows: Sequence[tuple[Any, ...]]) -> dict[str, bytes]:
+    """Each column's values by digest, and the number of rows as ''."""
+    columns = list(zip(*rows, strict=False)) or [() for _ in names]
+    found = {name: _digest(values) for name, values in zip(names, columns, strict=False)}
+    found[""] = _digest(len(rows))
+    return found
 
 
 def _settling_reads(db: sqlite3.Connection, settle: Settle) -> dict[str, frozenset[Column]]:

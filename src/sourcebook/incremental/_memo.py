@@ -67,6 +67,11 @@ class Memo:
         self.misses = 0
         """Results found, and not found, since this was made (for the bench and tests)."""
 
+    @property
+    def holding(self) -> bool:
+        """Whether this holds the objects made from run to run (`serve`'s)."""
+        return self._held is not None
+
     @classmethod
     def open(cls, store: Store, part: str) -> Memo:
         """The results `store` keeps of `part`; none where they cannot be read."""

@@ -45,8 +45,14 @@ class QueryRuns:
 
     def __init__(self) -> None:
         self._runs: dict[bytes, Ran] = {}
+        self._outcomes: dict[bytes, dict[Any, Any]] = {}
+        """Each job's last answers to its queries, each by what the query read on its day:
+        a job run again gives each answer whose query reads the same as then again."""
         self.hits = 0
         """Runs given again, not made (for tests and the bench)."""
+        self.ran = 0
+        """Queries a job's runs ran, rather than giving their last answer again (for tests
+        and the bench)."""
 
     def lookup(self, key: bytes, digests: Digests) -> Any | None:
         """The value of the run recorded under `key`, as new objects, where `digests` of
@@ -59,6 +65,19 @@ class QueryRuns:
             return None
         self.hits += 1
         return pickle.loads(last.value)
+
+    def outcomes(self, key: bytes) -> dict[Any, Any]:
+        """The answers to its queries the last run of the job under `key` kept, by each
+        query's key (a fresh dict: the run adds its own)."""
+        return dict(self._outcomes.get(key, {}))
+
+    def keep_outcomes(self, key: bytes, outcomes: dict[Any, Any]) -> None:
+        """Keep the answers of this run of the job under `key` for its next run (those of
+        the last are let go: a query that read the same then is among them again)."""
+        self._outcomes.pop(key, None)
+        self._outcomes[key] = outcomes
+        while len(self._outcomes) > self.KEPT:
+            del self._outcomes[next(iter(self._outcomes))]
 
     def record(self, key: bytes, noted: frozenset[Any], digests: Digests, value: bytes) -> None:
         """Record a run under `key`: the columns it read (`noted`), and its pickled value."""
