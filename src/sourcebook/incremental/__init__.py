@@ -40,6 +40,10 @@ The vocabulary, used alike in the code, its docstrings and docs/architecture.md:
 - The other memos: `QueryRuns` (the last run of each job over the compiled record, by
   the digests of what it read), `FilesSeen` (the last read of each file, by its stat),
   `RecordMemo` (one value for a whole record, by its fingerprint: `check`'s result).
+- **kept database** (`KeptDatabase`): a database filled from tables of rows and changed in
+  place from run to run, only the tables whose rows changed (and those their settling
+  read) written again; what each column holds said by digest (`Columns`), and each table's
+  rows known by each day (`Days`).
 - **told** (`FilesSeen.told`): what `serve`'s watcher saw change since the last read began,
   each path **named** with how (`ADDED`, `MODIFIED`, `DELETED`). A read told it gives each
   file not named again without a stat (`unnamed`), and what it made of each folder in
@@ -58,7 +62,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sourcebook.incremental._database import Columns, KeptDatabase
+    from sourcebook.incremental._database import Columns, Days, KeptDatabase
     from sourcebook.incremental._digests import Digester
     from sourcebook.incremental._fingerprint import NOT_RECORD, code, fingerprint, not_record
     from sourcebook.incremental._memo import Memo, key_of
@@ -90,6 +94,7 @@ if TYPE_CHECKING:
 
 _HOME = {
     "Columns": "_database",
+    "Days": "_database",
     "KeptDatabase": "_database",
     "Digester": "_digests",
     "NOT_RECORD": "_fingerprint",
@@ -156,6 +161,7 @@ __all__ = [
     "STATE_FOLDER",
     "TOLD_MAX",
     "Columns",
+    "Days",
     "Digester",
     "FilesSeen",
     "KeptDatabase",
