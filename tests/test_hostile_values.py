@@ -590,6 +590,7 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory, initialised: Path) -> Path:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(name=st.sampled_from(FILES), pick=st.integers(min_value=0, max_value=200), value=VALUES)
+@example(name="charts/power.md", pick=0, value="\x08")
 @example(name="papers/paper.md", pick=2, value="\x1fH")
 @example(name="campuses/alpha.md", pick=13, value=float("inf"))
 @example(name="scenarios/alpha-futures.md", pick=10, value=0)

@@ -49,13 +49,17 @@ def watcher(root: Path, steps: list[Step]) -> Callable[..., Iterator[set[Any]]]:
     batch given, what the filter keeps of it."""
 
     def watch(
-        path: Path, watch_filter: Callable[[Any, str], bool], stop_event: Any, debounce: int
+        path: Path,
+        watch_filter: Callable[[Any, str], bool],
+        stop_event: Any,
+        debounce: int,
+        rust_timeout: int,
+        yield_on_timeout: bool,
     ) -> Iterator[set[Any]]:
-        assert Path(path) == root.resolve()
+        assert Path(path) == root.resolve() and yield_on_timeout
         for step in steps:
             kept = {(c, p) for c, p in step(root) if watch_filter(c, p)}
-            if kept:
-                yield kept
+            yield kept  # an empty batch: the watcher waited, and nothing changed
 
     return watch
 

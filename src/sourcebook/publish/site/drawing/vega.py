@@ -442,6 +442,11 @@ def _drawn_width(svg: str) -> float:
     return float(found[1]) if found else 0.0
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+"""Characters XML cannot hold at all (a control character in a chart's title): left out of
+the drawing's title and description, which could not be written with them."""
+
+
 def inline_svg(raw: str, *, ident: str, title: str, description: str, layout: str = "") -> Markup:
     """The SVG vl-convert drew, pared to the allowed elements and attributes, with its
     title and description. A drawing for one of a page's layouts (`wide`, `narrow`) keeps
@@ -459,9 +464,9 @@ def inline_svg(raw: str, *, ident: str, title: str, description: str, layout: st
     root.set("role", "img")
     root.set("aria-labelledby", f"{ident}-t {ident}-d")
     desc = etree.Element(f"{{{SVG}}}desc", id=f"{ident}-d")
-    desc.text = description
+    desc.text = _NOT_XML.sub("", description)
     head = etree.Element(f"{{{SVG}}}title", id=f"{ident}-t")
-    head.text = title
+    head.text = _NOT_XML.sub("", title)
     root.insert(0, desc)
     root.insert(0, head)
     text = etree.tostring(root, encoding="unicode")
