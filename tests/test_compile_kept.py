@@ -4,9 +4,12 @@ from nothing makes, byte for byte."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import marshal
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -106,14 +109,24 @@ def test_spoiled_rows_are_not_trusted(make_record, spoiled):
 def _content(image: bytes) -> dict[str, list[tuple]]:
     """Every table of a database, its rows in rowid order (a scan's), with their rowids;
     the full-text index as it is searched, not as it lays out its own tables."""
+    with _opened(image) as db:
+        names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {
+            name: db.execute(f'SELECT rowid, * FROM "{name}" ORDER BY rowid').fetchall()
+            for name in names
+            if not name.startswith("search_")
+        }
+
+
+@contextlib.contextmanager
+def _opened(image: bytes) -> Iterator[sqlite3.Connection]:
+    """The database of `image`, closed after: a connection holds its database until then."""
     db = sqlite3.connect(":memory:")
-    db.deserialize(image)
-    names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    return {
-        name: db.execute(f'SELECT rowid, * FROM "{name}" ORDER BY rowid').fetchall()
-        for name in names
-        if not name.startswith("search_")
-    }
+    try:
+        db.deserialize(image)
+        yield db
+    finally:
+        db.close()
 
 
 def _columns(image: bytes) -> dict[tuple[str, str], bytes]:
@@ -121,14 +134,14 @@ def _columns(image: bytes) -> dict[tuple[str, str], bytes]:
     the compile said it (`compile.noted.digests`)."""
     from sourcebook.compile.noted import digests
 
-    db = sqlite3.connect(":memory:")
-    db.deserialize(image)
     found = {}
-    for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
-        if name.startswith("search_"):
-            continue  # the full-text index's own tables
-        for column in ["", *(row[1] for row in db.execute(f'PRAGMA table_info("{name}")'))]:
-            found[(name, column)] = digests(db, {(name, column)})[name]
+    with _opened(image) as db:
+        tables = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        for (name,) in tables:
+            if name.startswith("search_"):
+                continue  # the full-text index's own tables
+            for column in ["", *(row[1] for row in db.execute(f'PRAGMA table_info("{name}")'))]:
+                found[(name, column)] = digests(db, {(name, column)})[name]
     return found
 
 
@@ -213,9 +226,8 @@ and on its corrections' day."""
 def _held_to_each_day(last: bytes, now: bytes, fresh: bytes) -> None:
     """Where a table holds other rows as it stood on a day, the kept database says that
     what the table can read on that day changed (`incremental.Columns.as_of`)."""
-    db = sqlite3.connect(":memory:")
-    db.deserialize(last)
-    day = db.execute("SELECT value FROM meta WHERE key = 'as_of'").fetchone()[0]
+    with _opened(last) as db:
+        day = db.execute("SELECT value FROM meta WHERE key = 'as_of'").fetchone()[0]
     for then in (d for d in DAYS if d <= day):
         was, is_ = _content(_as_of(last, then)), _content(_as_of(fresh, then))
         for table in was.keys() | is_.keys():
@@ -230,6 +242,42 @@ def _as_of(image: bytes, day: str) -> bytes:
 
     from sourcebook.compile.as_of import copy_as_of
 
-    db = sqlite3.connect(":memory:")
-    db.deserialize(image)
-    return copy_as_of(db, date.fromisoformat(day)).serialize()
+    with _opened(image) as db:
+        copy = copy_as_of(db, date.fromisoformat(day))
+    try:
+        return copy.serialize()
+    finally:
+        copy.close()
+
+
+def _open_connections() -> int:
+    """The SQLite connections of this process still open, collected or not."""
+    found = 0
+    for thing in gc.get_objects():
+        if isinstance(thing, sqlite3.Connection):
+            with contextlib.suppress(sqlite3.ProgrammingError):  # closed
+                thing.execute("SELECT 1")
+                found += 1
+    return found
+
+
+def test_a_database_let_go_is_closed_at_once(tmp_path: Path) -> None:
+    """A connection and its statement cache hold each other: a compile's database is closed
+    as soon as it is let go, not when the cycle collector comes (which a long run of builds
+    in one process may not see before SQLite's heap is spent)."""
+    root = write_record(tmp_path / "record", SEEDED)
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        before = _open_connections()
+        check(root, kept=Memos.in_memory())  # the database not kept
+        assert _open_connections() == before
+        kept = Memos.in_memory(serving=True)
+        check(root, kept=kept)
+        assert _open_connections() == before + 1  # held for the next save
+        del kept
+        assert _open_connections() == before
+    finally:
+        if enabled:
+            gc.enable()

@@ -23,6 +23,7 @@ import hashlib
 import marshal
 import os
 import sqlite3
+import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -169,6 +170,7 @@ class KeptDatabase:
     def __init__(self, schema: str):
         self.schema = schema
         self._db: sqlite3.Connection | None = None
+        self._closing: weakref.finalize | None = None
         self._filled: dict[str, bytes] = {}
         """Each table's rows, as last filled, by digest."""
         self._columns: dict[str, dict[str, bytes]] = {}
@@ -188,10 +190,13 @@ class KeptDatabase:
         key = key_of("database", name, schema)
         found = memo.held(key, carry=False) if memo is not None else None
         kept = found if isinstance(found, KeptDatabase) else cls(schema)
-        kept._memo, kept._key = memo, key
+        # by a weak reference: the memo holds the database, which would otherwise hold it
+        # back, and a cycle is let go only when the cycle collector comes (a database in
+        # memory, and SQLite's heap, with it)
+        kept._memo, kept._key = (weakref.ref(memo) if memo is not None else None), key
         return kept
 
-    _memo: Memo | None = None
+    _memo: weakref.ref[Memo] | None = None
     _key: bytes = b""
 
     def fill(self, fills: Sequence[Fill], settle: Settle, settled_as: str) -> tuple[bytes, Columns]:
@@ -213,7 +218,8 @@ class KeptDatabase:
             self._drop()  # half changed: the next fill starts afresh
             raise
         self._settled_as, self._db = settled_as, db
-        kept = self._memo is not None and self._memo.holding  # the next run may ask for days
+        memo = self._memo() if self._memo is not None else None
+        kept = memo is not None and memo.holding  # the next run may ask for days
         for fill in fills:
             if fill.table in written:
                 names = [row[1] for row in db.execute(f'PRAGMA table_info("{fill.table}")')]
@@ -222,14 +228,17 @@ class KeptDatabase:
                     known = names.index(KNOWN_FROM) if KNOWN_FROM in names else None
                     self._days[fill.table] = Days.of(fill.rows, known)
         self._filled, self.written = filled, written
-        if self._memo is not None:
-            self._memo.hold(self._key, self)
+        if memo is not None:
+            memo.hold(self._key, self)
         return image, self._tokens(db, settled_as)
 
     def _fresh(self, fills: Sequence[Fill], settle: Settle) -> sqlite3.Connection:
         self._drop()
         # used by one run at a time, whichever thread runs it (`serve`'s watcher's)
         db = sqlite3.connect(":memory:", check_same_thread=False)
+        # closed as soon as this is let go: a connection and its statement cache hold each
+        # other, so it would otherwise hold its database until the cycle collector comes
+        self._closing = weakref.finalize(self, db.close)
         db.executescript(self.schema)
         for fill in fills:
             fill.write(db)
@@ -278,8 +287,8 @@ class KeptDatabase:
         return Columns(tokens, _digest(self.schema), other, whole, views, days, rests_on)
 
     def _drop(self) -> None:
-        if self._db is not None:
-            self._db.close()
+        if self._closing is not None:
+            self._closing()
         self._db, self._filled, self._columns, self._days = None, {}, {}, {}
 
 
@@ -293,34 +302,39 @@ def _column_digests(names: list[str], rows: Sequence[tuple[Any, ...]]) -> dict[s
 
 def _settling_reads(db: sqlite3.Connection, settle: Settle) -> dict[str, frozenset[Column]]:
     """Settle the whole database, noting what each statement that changed a table read."""
-    reads: set[Column] = set()
-    writes: set[str] = set()
-    rests_on: dict[str, set[Column]] = {}
-
-    def note(action: int, table: str | None, column: str | None, *_: Any) -> int:
-        if action == sqlite3.SQLITE_READ and table:
-            reads.add((table, column or ""))
-        elif action in _WRITES and table:
-            writes.add(table)
-        return sqlite3.SQLITE_OK
-
-    class Noting:
-        """The database, each statement's reads credited to the tables it changed."""
-
-        def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
-            reads.clear()
-            writes.clear()
-            cursor = db.execute(sql, parameters)
-            for table in writes:
-                rests_on.setdefault(table, set()).update(reads)
-            return cursor
-
-    db.set_authorizer(note)
+    noting = _Noting(db)
+    db.set_authorizer(noting.note)
     try:
-        settle(Noting(), None)  # type: ignore[arg-type]
+        settle(noting, None)  # type: ignore[arg-type]
     finally:
         db.set_authorizer(None)
-    return {table: frozenset(read) for table, read in rests_on.items()}
+    return {table: frozenset(read) for table, read in noting.rests_on.items()}
+
+
+class _Noting:
+    """A database, each statement run through `execute` credited to the tables it changed
+    with what it read (SQLite's authorizer tells both as the statement is prepared)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self.reads: set[Column] = set()
+        self.writes: set[str] = set()
+        self.rests_on: dict[str, set[Column]] = {}
+
+    def note(self, action: int, table: str | None, column: str | None, *_: Any) -> int:
+        if action == sqlite3.SQLITE_READ and table:
+            self.reads.add((table, column or ""))
+        elif action in _WRITES and table:
+            self.writes.add(table)
+        return sqlite3.SQLITE_OK
+
+    def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
+        self.reads.clear()
+        self.writes.clear()
+        cursor = self.db.execute(sql, parameters)
+        for table in self.writes:
+            self.rests_on.setdefault(table, set()).update(self.reads)
+        return cursor
 
 
 def _closure(table: str, rests_on: Mapping[str, frozenset[Column]]) -> set[Column]:
