@@ -100,3 +100,20 @@ def test_serve_collects_once_it_has_waited_for_a_save(tmp_path: Path) -> None:
         if enabled:
             gc.enable()
         live.close()
+
+
+def test_a_wait_collects_what_was_made_since_though_no_burst_came(bursts: Bursts) -> None:
+    """A server's requests make objects between saves: a wait collects them once there are
+    enough, so that a server left alone does not grow."""
+    from sourcebook.runtime.collector import IDLE_OBJECTS
+
+    bursts.hold()
+    bursts.worked()
+    bursts.idle()
+    made = cycle()
+    bursts.idle()  # too few made since
+    assert made() is not None and bursts.collected == 1
+    kept = [[] for _ in range(IDLE_OBJECTS)]  # as many made as a wait collects past
+    bursts.idle()
+    assert made() is None and bursts.collected == 2
+    del kept

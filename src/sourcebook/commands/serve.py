@@ -63,7 +63,8 @@ def serve(
     # Stopped by a service manager or `kill` as by Ctrl+C: the temporary folder goes too.
     signal.signal(signal.SIGTERM, _interrupt)
     stop = threading.Event()
-    live.collector.hold()  # run between saves (`runtime.collector.Bursts`)
+    if not no_watch:  # run between saves, by the watcher (`runtime.collector.Bursts`)
+        live.collector.hold()
     try:
         live.rebuild()
         show = partial(report, verbose=verbose)

@@ -40,6 +40,9 @@ IDLE_SECONDS = 2.0
 objects are collected (`Bursts.idle`)."""
 MOST_BURSTS = 8
 """Bursts at most between two collections of the oldest objects, however close together."""
+IDLE_OBJECTS = 10_000
+"""Objects made since the last collection past which a wait collects, though no burst came
+(a server's requests make a few at a time)."""
 
 
 class Bursts:
@@ -90,8 +93,8 @@ class Bursts:
 
     def idle(self) -> None:
         """The process waits for the next burst: the oldest objects are collected, where a
-        burst has ended since they last were."""
-        if self.held and self.due:
+        burst has ended since they last were, or IDLE_OBJECTS were made between."""
+        if self.held and (self.due or gc.get_count()[0] >= IDLE_OBJECTS):
             gc.collect()
             self.due = 0
             self.collected += 1
