@@ -199,10 +199,20 @@ class KeptDatabase:
     _memo: weakref.ref[Memo] | None = None
     _key: bytes = b""
 
-    def fill(self, fills: Sequence[Fill], settle: Settle, settled_as: str) -> tuple[bytes, Columns]:
+    def fill(
+        self, fills: Sequence[Fill], settle: Settle, settled_as: str
+    ) -> tuple[bytes, Columns | None]:
         """The database of `fills` settled (`settled_as` names how: the day it stands at), as
         its serialized bytes and what its columns hold; the tables whose rows are as the
-        last fill's are not written again."""
+        last fill's are not written again. Where no memo holds it for a next run, it is
+        filled afresh, let go once given, and what its columns hold is not said (None):
+        nothing would compare it."""
+        memo = self._memo() if self._memo is not None else None
+        if memo is None or not memo.holding:
+            try:
+                return self._fresh(fills, settle, noting=False).serialize(), None
+            finally:
+                self._drop()
         filled = {fill.table: _digest(fill.rows) for fill in fills}
         db = self._db
         try:
@@ -218,21 +228,20 @@ class KeptDatabase:
             self._drop()  # half changed: the next fill starts afresh
             raise
         self._settled_as, self._db = settled_as, db
-        memo = self._memo() if self._memo is not None else None
-        kept = memo is not None and memo.holding  # the next run may ask for days
         for fill in fills:
             if fill.table in written:
                 names = [row[1] for row in db.execute(f'PRAGMA table_info("{fill.table}")')]
                 self._columns[fill.table] = _column_digests(names, fill.rows)
-                if kept:
-                    known = names.index(KNOWN_FROM) if KNOWN_FROM in names else None
-                    self._days[fill.table] = Days.of(fill.rows, known)
+                known = names.index(KNOWN_FROM) if KNOWN_FROM in names else None
+                self._days[fill.table] = Days.of(fill.rows, known)
         self._filled, self.written = filled, written
-        if memo is not None:
-            memo.hold(self._key, self)
+        memo.hold(self._key, self)
         return image, self._tokens(db, settled_as)
 
-    def _fresh(self, fills: Sequence[Fill], settle: Settle) -> sqlite3.Connection:
+    def _fresh(
+        self, fills: Sequence[Fill], settle: Settle, noting: bool = True
+    ) -> sqlite3.Connection:
+        """A new database of `fills`, settled; what the settling read noted where `noting`."""
         self._drop()
         # used by one run at a time, whichever thread runs it (`serve`'s watcher's)
         db = sqlite3.connect(":memory:", check_same_thread=False)
@@ -242,7 +251,10 @@ class KeptDatabase:
         db.executescript(self.schema)
         for fill in fills:
             fill.write(db)
-        self._rests_on = _settling_reads(db, settle)
+        if noting:
+            self._rests_on = _settling_reads(db, settle)
+        else:
+            settle(db, None)
         db.commit()
         self._columns = {}
         return db
