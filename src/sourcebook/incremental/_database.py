@@ -13,7 +13,11 @@ and settle of the same rows holds, table by table and row by row.
 
 It also says what each column holds (`Columns.digests`), the way the queries' memo
 (`QueryRuns`) compares what a job read, without reading the database again: a column's
-digest is that of its rows as filled, and of everything its table's settling read.
+digest is that of its rows as filled, and of everything its table's settling read; and
+what a table holds settled on an earlier day (`Columns.as_of`), by the digests of its rows
+known by each day (`Days`), so that a query's answer on a day is given again where what
+it reads then is as it was. A database no memo keeps for a next run is filled afresh and
+let go once given, and none of this is said of it: nothing would compare it.
 """
 
 from __future__ import annotations
@@ -117,6 +121,7 @@ class Columns:
     """The other tables the database holds (a full-text index's own): they change with
     anything."""
     whole: bytes
+    """A digest of every table's rows and the day: what those other tables are said to hold."""
     views: frozenset[str] = frozenset()
     days: Mapping[str, Days] = field(default_factory=dict)
     """Each filled table's rows known by each day (see `Days`), where the database is kept
