@@ -113,7 +113,7 @@ def test_a_wait_collects_what_was_made_since_though_no_burst_came(bursts: Bursts
     made = cycle()
     bursts.idle()  # too few made since
     assert made() is not None and bursts.collected == 1
-    kept = [[] for _ in range(IDLE_OBJECTS)]  # as many made as a wait collects past
+    kept = [[] for _ in range(2 * IDLE_OBJECTS)]  # more made than a wait collects past
     bursts.idle()
     assert made() is None and bursts.collected == 2
     del kept

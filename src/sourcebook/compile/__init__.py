@@ -212,9 +212,9 @@ def filled(
     entity's rows from earlier runs. Every row is there; the day (`as_of`, or the close)
     cuts them once they are in (`as_of.restrict`)."""
     day = record_day(record, as_of)
-    tables = "\n".join([schema(search), *(kind_table(kind) + ";" for kind in KINDS)])
-    db = Filled(tables, day)
-    db.add(
+    schemas = "\n".join([schema(search), *(kind_table(kind) + ";" for kind in KINDS)])
+    tables = Filled(schemas, day)
+    tables.add(
         "meta",
         [
             ("schema_version", SCHEMA_VERSION),
@@ -226,13 +226,13 @@ def filled(
         ],
     )
     clock = known(record)
-    write_vocabulary(db)
-    write_entities(db, record, clock, search, kept)
-    db.add("refs", ref_rows(graph) if refs else [])
-    write_library(db, record)
-    write_watch(db, record, proofs)
-    write_quotes(db, graph, proofs)
-    write_figures(db, record, proofs, clock)
-    write_parties(db, record, proofs, clock)
-    write_parameters(db, record)
-    return db
+    write_vocabulary(tables)
+    write_entities(tables, record, clock, search, kept)
+    tables.add("refs", ref_rows(graph) if refs else [])
+    write_library(tables, record)
+    write_watch(tables, record, proofs)
+    write_quotes(tables, graph, proofs)
+    write_figures(tables, record, proofs, clock)
+    write_parties(tables, record, proofs, clock)
+    write_parameters(tables, record)
+    return tables

@@ -16,12 +16,14 @@ from sourcebook.model.retired import Retired, retired
 from sourcebook.model.units import DIMENSIONS, METRICS, metric
 
 
-def write_vocabulary(db: Filling) -> None:
-    db.add("grades", [(g.value, GRADE_RANK[g], int(g in EVIDENCED)) for g in Grade])
-    db.add("metrics", [(m.id, m.label, m.dimension, m.unit) for m in METRICS.values()])
+def write_vocabulary(tables: Filling) -> None:
+    tables.add("grades", [(g.value, GRADE_RANK[g], int(g in EVIDENCED)) for g in Grade])
+    tables.add("metrics", [(m.id, m.label, m.dimension, m.unit) for m in METRICS.values()])
 
 
-def write_figures(db: Filling, record: Record, proofs: QuoteReport | None, clock: Known) -> None:
+def write_figures(
+    tables: Filling, record: Record, proofs: QuoteReport | None, clock: Known
+) -> None:
     """Every figure into `figures`, with the day it is known from and, for one a correction
     or the record's doubt retires, the day it stops counting (`restrict` moves it to
     `retired_figures` from that day)."""
@@ -32,9 +34,9 @@ def write_figures(db: Filling, record: Record, proofs: QuoteReport | None, clock
     for placed in placed_figures(record):
         rows.append(_figure_row(placed, statuses, clock, gone.get(placed.id)))
         inputs.extend((placed.id, i, n) for n, i in enumerate(placed.figure.inputs, 1))
-    db.add("figures", rows, how=OR_IGNORE)
-    db.add("retired_figures", [])  # filled as the day is read (`as_of.restrict`)
-    db.add("figure_inputs", inputs)
+    tables.add("figures", rows, how=OR_IGNORE)
+    tables.add("retired_figures", [])  # filled as the day is read (`as_of.restrict`)
+    tables.add("figure_inputs", inputs)
 
 
 def _figure_row(placed: Placed, statuses: dict, clock: Known, retired_as: Retired | None) -> tuple:
@@ -82,9 +84,11 @@ def _figure_row(placed: Placed, statuses: dict, clock: Known, retired_as: Retire
     )
 
 
-def write_parties(db: Filling, record: Record, proofs: QuoteReport | None, clock: Known) -> None:
+def write_parties(
+    tables: Filling, record: Record, proofs: QuoteReport | None, clock: Known
+) -> None:
     statuses = quote_status(proofs)
-    db.add(
+    tables.add(
         "campus_parties",
         [
             (
@@ -106,7 +110,7 @@ def write_parties(db: Filling, record: Record, proofs: QuoteReport | None, clock
     )
 
 
-def write_parameters(db: Filling, record: Record) -> None:
+def write_parameters(tables: Filling, record: Record) -> None:
     rows = [
         (
             scenario.id,
@@ -124,4 +128,4 @@ def write_parameters(db: Filling, record: Record) -> None:
         for scenario in record.of("scenario")
         for p in getattr(scenario, "parameters", [])
     ]
-    db.add("scenario_parameters", rows, how=OR_IGNORE)
+    tables.add("scenario_parameters", rows, how=OR_IGNORE)

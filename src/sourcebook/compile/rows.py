@@ -136,7 +136,7 @@ def known_from(clock: Known, key: tuple[str, str]) -> str | None:
 
 
 def write_entities(
-    db: Filling,
+    tables: Filling,
     record: Record,
     clock: Known,
     search: bool = True,
@@ -160,11 +160,11 @@ def write_entities(
             aliases.extend(its_aliases)
             if text is not None:
                 texts.append(text)
-        db.add(kind.folder, rows, f'"{kind.folder}" ({names}, body, file, line, known_from)')
-    db.add("entities", entities)
-    db.add("aliases", aliases)
+        tables.add(kind.folder, rows, f'"{kind.folder}" ({names}, body, file, line, known_from)')
+    tables.add("entities", entities)
+    tables.add("aliases", aliases)
     if search:
-        db.add("search", texts, how=ONE_BY_ONE)
+        tables.add("search", texts, how=ONE_BY_ONE)
 
 
 Rows = tuple[tuple, tuple, tuple[tuple, ...], tuple | None]
@@ -242,9 +242,9 @@ def ref_rows(graph: Graph) -> list[tuple]:
     ]
 
 
-def write_library(db: Filling, record: Record) -> None:
+def write_library(tables: Filling, record: Record) -> None:
     library = getattr(record, "library", None)
-    db.add(
+    tables.add(
         "library_items",
         [
             (
@@ -266,7 +266,7 @@ def write_library(db: Filling, record: Record) -> None:
             for item in library or []
         ],
     )
-    db.add(
+    tables.add(
         "source_library",
         [
             (source.id, shelf, n)
@@ -276,13 +276,13 @@ def write_library(db: Filling, record: Record) -> None:
     )
 
 
-def write_watch(db: Filling, record: Record, proofs: QuoteReport | None) -> None:
+def write_watch(tables: Filling, record: Record, proofs: QuoteReport | None) -> None:
     """The watch log, a row per visit, and each source's address with its state as of the
     last watch (`check.watched`); what the live web holds now, so never cut to a day."""
     from sourcebook.check.watched import watched
 
     log = record.watch
-    db.add(
+    tables.add(
         "watch_visits",
         [
             (
@@ -307,7 +307,7 @@ def write_watch(db: Filling, record: Record, proofs: QuoteReport | None) -> None
             for visit in log.visits[source]
         ],
     )
-    db.add(
+    tables.add(
         "watch_addresses",
         [
             (
@@ -325,7 +325,7 @@ def write_watch(db: Filling, record: Record, proofs: QuoteReport | None) -> None
     )
 
 
-def write_quotes(db: Filling, graph: Graph, proofs: QuoteReport | None) -> None:
+def write_quotes(tables: Filling, graph: Graph, proofs: QuoteReport | None) -> None:
     """Each quote claim with what the Library proved of it, where check has run the proof."""
     if proofs is not None:
         rows = [
@@ -335,7 +335,7 @@ def write_quotes(db: Filling, graph: Graph, proofs: QuoteReport | None) -> None:
         ]
     else:
         rows = [_quote_row(q, None, None, q.locator) for q in graph.quotes if q.source]
-    db.add("quotes", rows)
+    tables.add("quotes", rows)
 
 
 def _quote_row(

@@ -310,6 +310,7 @@ class SiteBuild:
         pages = len(site.pages)
         return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
 
+    @collector_paused()  # what it makes is kept until the next build
     def _snapshot(self, derived: Derived, last: Snapshot | None) -> Snapshot:
         """What the pages could read, to compare with the last build's (`last`)."""
         site = self._prepared
