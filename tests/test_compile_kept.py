@@ -178,7 +178,7 @@ def test_serve_writes_again_only_the_tables_whose_rows_changed(tmp_path, monkeyp
 
 
 @settings(
-    max_examples=examples(25),
+    max_examples=examples(15),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
