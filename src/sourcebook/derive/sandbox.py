@@ -69,7 +69,9 @@ def isolated(
     """`job(db)` run in a child process over the compiled record `image`, its queries each
     within `seconds` (default: the record's limit) however they run, and all of them
     within TOTAL_SECONDS. Where `runs` holds the same job's last run, and nothing that run
-    read of its record differs in `image`, its value is given again instead."""
+    read of its record differs in `image`, its value is given again instead; where it must
+    run, each of its queries whose key is among the last run's answers (`Monitor.key`: what
+    the query reads on its day, as `image` says) is given that answer again."""
     key = run_key(job, seconds) if runs is not None else b""
     digests = partial(_digests, image)
     found = runs.lookup(key, digests) if runs is not None else None
