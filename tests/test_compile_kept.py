@@ -20,7 +20,7 @@ from site_fixtures import write_record
 from test_serve_equivalence import MEMORY, SEEDED, apply, edit
 from thorough import examples
 
-from sourcebook.compile import fill
+from sourcebook.compile import fill, filled
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.incremental import COMPILED, Memo, Memos, Store
 from sourcebook.pipeline import check, read_and_link
@@ -76,8 +76,8 @@ def test_with_and_without_the_search_index_the_kept_values_serve_both(make_recor
     kept = Memo(COMPILED)
     for search in (True, False, True):
         with_kept, fresh = sqlite3.connect(":memory:"), sqlite3.connect(":memory:")
-        fill(with_kept, record, graph, None, search=search, kept=kept)
-        fill(fresh, record, graph, None, search=search)
+        fill(with_kept, filled(record, graph, None, search=search, kept=kept))
+        fill(fresh, filled(record, graph, None, search=search))
         assert with_kept.serialize() == fresh.serialize()
     assert kept.misses == 4 and kept.hits == 8  # the first compile's values, used twice
 

@@ -117,7 +117,7 @@ def compile_record(
     partial.unlink(missing_ok=True)
     db = sqlite3.connect(partial)
     try:
-        fill(db, record, graph if graph is not None else link_record(record), as_of, proofs)
+        fill(db, filled(record, graph if graph is not None else link_record(record), as_of, proofs))
         db.commit()
         db.execute("VACUUM")
     except BaseException:
@@ -171,22 +171,12 @@ def compile_in_memory(
 
 
 @collector_paused()
-def fill(
-    db: sqlite3.Connection,
-    record: Record,
-    graph: Graph,
-    as_of: date | None,
-    proofs: QuoteReport | None = None,
-    search: bool = True,
-    refs: bool = True,
-    kept: Memo | None = None,
-) -> None:
-    """Create the tables in an empty database and write the record into them, as it stood
-    on `as_of`; the rest as for `filled`."""
-    filling = filled(record, graph, as_of, proofs, search, refs, kept)
-    db.executescript(filling.schema)
-    filling.write(db)
-    restrict(db, day=filling.day)
+def fill(db: sqlite3.Connection, tables: Filled) -> None:
+    """Create the tables in an empty database, write the record's rows into them (as
+    `filled` makes them) and cut them at their day."""
+    db.executescript(tables.schema)
+    tables.write(db)
+    restrict(db, day=tables.day)
 
 
 class Filled(Filling):

@@ -180,8 +180,9 @@ class KeptDatabase:
         """Each table's rows, as last filled, by digest."""
         self._columns: dict[str, dict[str, bytes]] = {}
         """Each table's columns, as last filled, by digest; '' for its rows alone."""
-        self._rests_on: dict[str, frozenset[Column]] = {}
-        """What the settling of each table read, its own columns and other tables'."""
+        self._closures: dict[str, set[Column]] = {}
+        """What the settling of each table read, its own columns and other tables', and
+        what settling those read, in turn (`_closure`)."""
         self._days: dict[str, Days] = {}
         """Each table's rows by the day each is known from, where kept from run to run."""
         self._settled_as = ""
@@ -257,7 +258,8 @@ class KeptDatabase:
         for fill in fills:
             fill.write(db)
         if noting:
-            self._rests_on = _settling_reads(db, settle)
+            rests_on = _settling_reads(db, settle)
+            self._closures = {fill.table: _closure(fill.table, rests_on) for fill in fills}
         else:
             settle(db, None)
         db.commit()
@@ -273,7 +275,7 @@ class KeptDatabase:
         again = {
             table
             for table in self._filled
-            if table in changed or any(t in changed for t, _ in _closure(table, self._rests_on))
+            if table in changed or any(t in changed for t, _ in self._closures.get(table, ()))
         }
         with db:  # one transaction: a failure leaves nothing half written
             for fill in fills:
@@ -288,7 +290,7 @@ class KeptDatabase:
         its table's settling read, and of theirs in turn."""
         tokens: dict[Column, bytes] = {}
         for table, columns in self._columns.items():
-            read = _closure(table, self._rests_on)
+            read = self._closures.get(table, set())
             under = [self._columns.get(t, {}).get(c, b"") for t, c in sorted(read)]
             for column, digest in columns.items():
                 tokens[(table, column)] = _digest(settled_as, digest, under)
@@ -298,7 +300,7 @@ class KeptDatabase:
         other = frozenset(present) - views - set(self._columns)
         whole = _digest(settled_as, sorted(self._filled.items()))
         rests_on = {
-            table: frozenset(t for t, _ in _closure(table, self._rests_on)) for table in self._days
+            table: frozenset(t for t, _ in self._closures.get(table, ())) for table in self._days
         }
         days = dict(self._days)
         return Columns(tokens, _digest(self.schema), other, whole, views, days, rests_on)
@@ -357,12 +359,12 @@ class _Noting:
 def _closure(table: str, rests_on: Mapping[str, frozenset[Column]]) -> set[Column]:
     """Every column the settling of `table` read, and what settling those read, in turn."""
     found: set[Column] = set()
-    todo = [table]
+    pending = [table]
     seen = {table}
-    while todo:
-        for read in rests_on.get(todo.pop(), ()):
+    while pending:
+        for read in rests_on.get(pending.pop(), ()):
             found.add(read)
             if read[0] not in seen:
                 seen.add(read[0])
-                todo.append(read[0])
+                pending.append(read[0])
     return found
