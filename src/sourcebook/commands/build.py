@@ -12,6 +12,7 @@ import click
 
 from sourcebook.commands.check import AS_OF
 from sourcebook.commands.common import RECORD_OR_HOUSE, fail, house_path, need_folder_path
+from sourcebook.runtime.collector import collector_paused
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Read every file anew and write the whole site, not what earlier runs kept.",
 )
+@collector_paused()  # a command's objects live as long as its process
 def build(
     record: Path,
     out: Path | None,

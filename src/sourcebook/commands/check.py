@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from sourcebook.commands.common import OUTPUT, RECORD_OR_HOUSE, fail, house_path
+from sourcebook.runtime.collector import collector_paused
 
 if TYPE_CHECKING:
     from sourcebook.check.result import Checked, CheckedHouse
@@ -49,6 +50,7 @@ AS_OF = click.option(
     help='First make words in straight quotes before a citation ("…" [@id]) a quote, “…”, '
     "in place (Q011); nothing else in the files changes.",
 )
+@collector_paused()  # a command's objects live as long as its process
 def check(
     record: Path,
     output: str,

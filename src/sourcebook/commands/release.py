@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from sourcebook.commands.common import fail, need_record
+from sourcebook.runtime.collector import collector_paused
 
 if TYPE_CHECKING:
     from sourcebook.publish.release.changelog import Changelog
@@ -27,6 +28,7 @@ CHANGES = {
 @click.argument("version")
 @click.argument("record", type=click.Path(path_type=Path), default=Path("."), required=False)
 @click.option("-q", "--quiet", is_flag=True, help="No summary and no warnings.")
+@collector_paused()  # a command's objects live as long as its process
 def release(version: str, record: Path, quiet: bool) -> None:
     """Check RECORD and write its data release VERSION (a day such as 2026-11-08, or a
     version such as 1.2.0) into RECORD/releases/VERSION; a release is never overwritten."""

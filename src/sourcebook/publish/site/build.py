@@ -358,6 +358,7 @@ class SiteBuild:
         site = self._prepared
         assert site is not None and self._reads is not None
         made = SiteMade(out, now, site.view, files=files, folder=folder_of(out), index=index)
+        made.tokens = last.tokens if last is not None else None  # its pages' places kept
         for page in site.pages:
             read = self._reads.get(page.url)
             if read is None:  # kept from the last build
@@ -580,7 +581,7 @@ def _stale(made: PageMade | None, template: str, context: bytes, changed: set[To
         made is None
         or made.template != template
         or made.context != context
-        or not made.reads.isdisjoint(changed)
+        or made.read_any(changed)
     )
 
 

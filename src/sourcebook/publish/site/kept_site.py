@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -49,12 +50,82 @@ every context as it was: the build takes each as the last build's
 (`tests/test_site_kept_contexts.py` holds every page's context to that)."""
 
 
-@dataclass(frozen=True)
+class TokenTable:
+    """Every token the pages of a kept site read, each at its place: a page read back from
+    the state folder holds what it read as places in this table (`PageMade`), turned into
+    tokens only where asked.
+
+    The next build keeps the table as it is and adds what is new at its end, so that each
+    page it did not write is kept by its places, as they were read; the table is made
+    afresh, of what the pages read alone, once it has grown by half since it last was
+    (`site_plain`)."""
+
+    def __init__(self, tokens: list[Token], made_with: int) -> None:
+        self.tokens = tokens
+        self.made_with = made_with
+        """How many tokens it held when it was last made afresh."""
+        self._places: dict[Token, int] | None = None
+        self._asked: tuple[AbstractSet[Token], frozenset[int]] | None = None
+
+    def places(self) -> dict[Token, int]:
+        """Each token's place."""
+        if self._places is None:
+            self._places = {token: place for place, token in enumerate(self.tokens)}
+        return self._places
+
+    def places_of(self, tokens: AbstractSet[Token]) -> frozenset[int]:
+        """The places of those of `tokens` the table holds (the last set asked of, by
+        identity, is answered again without looking: a build asks of the same change for
+        each of its pages)."""
+        if self._asked is None or self._asked[0] is not tokens:
+            places = self.places()
+            found = frozenset(places[t] for t in tokens if t in places)
+            self._asked = (tokens, found)
+        return self._asked[1]
+
+
 class PageMade:
-    template: str
-    context: bytes
-    """The digest of the page's context as `reads.context_reads` shows it."""
-    reads: frozenset[Token]
+    """A page as a build wrote it: its template, the digest of its context as
+    `reads.context_reads` shows it, and what it read."""
+
+    __slots__ = ("template", "context", "_reads", "_places", "_table")
+
+    def __init__(
+        self,
+        template: str,
+        context: bytes,
+        reads: frozenset[Token] | None = None,
+        *,
+        places: bytes = b"",
+        table: TokenTable | None = None,
+    ) -> None:
+        assert reads is not None or table is not None
+        self.template = template
+        self.context = context
+        self._reads = reads
+        self._places = places
+        """What it read, as places in `_table` (an `array("I")`'s bytes), where read back."""
+        self._table = table
+
+    @property
+    def reads(self) -> frozenset[Token]:
+        if self._reads is None:
+            assert self._table is not None
+            tokens = self._table.tokens
+            self._reads = frozenset(tokens[i] for i in array("I", self._places))
+        return self._reads
+
+    def read_any(self, tokens: AbstractSet[Token]) -> bool:
+        """Whether it read any of `tokens`."""
+        if self._reads is None:
+            assert self._table is not None
+            places = self._table.places_of(tokens)
+            return bool(places) and not places.isdisjoint(array("I", self._places))
+        return not self._reads.isdisjoint(tokens)
+
+    def places_in(self, table: TokenTable) -> bytes | None:
+        """What it read as places in `table`, where it holds them so."""
+        return self._places if self._table is table else None
 
 
 class Facts(NamedTuple):
@@ -279,6 +350,8 @@ class SiteMade:
     index: frozenset[str] = frozenset()
     """The folders of the buckets of its search index (see `search.buckets`): the next
     build keeps those it would make again, linked from the site at `out`."""
+    tokens: TokenTable | None = None
+    """The table its pages' reads are places in, where it was read back."""
 
     def holds(self, out: Path) -> bool:
         """Whether the site at `out` is still the one this describes."""
@@ -297,25 +370,45 @@ def folder_of(path: Path) -> tuple[int, ...]:
     return (found.st_dev, found.st_ino, found.st_ctime_ns)
 
 
+GROWTH = 1.5
+"""How much the token table of a kept site may grow (see `TokenTable`) before the next
+build makes it afresh, of what its pages read."""
+
+
 def site_plain(made: SiteMade) -> tuple[Any, ...]:
     """`made` as plain values for the site's memo: each page's tokens by their place in one
-    table."""
-    table: dict[Token, int] = {}
+    table. The table the last build's pages were read back with is kept, and each of those
+    pages by its places as they were, while it has not grown by half (`TokenTable`)."""
+    last = made.tokens
+    if last is not None and len(last.tokens) <= GROWTH * max(last.made_with, 1):
+        tokens, table, made_with = list(last.tokens), dict(last.places()), last.made_with
+    else:
+        last, tokens, table, made_with = None, [], {}, 0
     pages = {}
     for url, page in made.pages.items():
-        places = array("I", [table.setdefault(token, len(table)) for token in page.reads])
-        pages[url] = (page.template, page.context, places.tobytes())
-    header = (str(made.out), made.folder, sorted(made.index))
-    return (header, made.snapshot.plain(), list(table), pages, sorted(made.files))
+        places = page.places_in(last) if last is not None else None
+        if places is None:
+            places = array(
+                "I", [table.setdefault(token, len(table)) for token in page.reads]
+            ).tobytes()
+        pages[url] = (page.template, page.context, places)
+    tokens.extend(list(table)[len(tokens) :])
+    header = (str(made.out), made.folder, sorted(made.index), made_with or len(tokens))
+    return (header, made.snapshot.plain(), tokens, pages, sorted(made.files))
 
 
 def site_made(data: Any) -> SiteMade:
-    """What `site_plain` made plain, read back (raises where it is not whole)."""
+    """What `site_plain` made plain, read back (raises where it is not whole): each page's
+    reads as places in the table of tokens, turned into tokens only where asked."""
     header, snapshot, tokens, pages, files = data
     out, folder, index = Path(header[0]), tuple(header[1]), frozenset(header[2])
+    table = TokenTable(tokens, int(header[3]))
     snapshot_made = Snapshot.from_plain(snapshot)
     made = SiteMade(out, snapshot_made, None, files=set(files), folder=folder, index=index)
+    made.tokens = table
+    limit = len(tokens)
     for url, (template, context, places) in pages.items():
-        read = frozenset(tokens[i] for i in array("I", places))
-        made.pages[url] = PageMade(template, context, read)
+        assert isinstance(places, bytes) and len(places) % 4 == 0
+        assert not places or max(array("I", places)) < limit
+        made.pages[url] = PageMade(template, context, places=places, table=table)
     return made
