@@ -117,3 +117,35 @@ def test_a_wait_collects_what_was_made_since_though_no_burst_came(bursts: Bursts
     bursts.idle()
     assert made() is None and bursts.collected == 2
     del kept
+
+
+@pytest.mark.parametrize("plain", ["", "collector"])
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_a_command_runs_with_the_collector_held_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, plain: str
+) -> None:
+    """`check` and `build` end their process when done: the record's objects live as long
+    as it does, and the collector, which would look them over again and again to free
+    nothing, is held off for the command (on again after it; Python's with the speed-up
+    off)."""
+    from click.testing import CliRunner
+
+    from sourcebook import pipeline
+    from sourcebook.cli import main
+
+    root = write_record(tmp_path / "record")
+    seen: list[bool] = []
+    real = pipeline.build
+
+    def build(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "build", build)
+    monkeypatch.setenv("SOURCEBOOK_PLAIN", plain)
+    args = [command, str(root), "--no-cache"] + (["-q"] if command == "build" else [])
+    enabled = gc.isenabled()
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert seen == [bool(plain)]
+    assert gc.isenabled() == enabled

@@ -5,8 +5,9 @@ None of them changes what is built: the same record gives the same bytes either 
 
 - `workers`: a large record's files read, its prose linked and its pages rendered by
   forked worker processes (`runtime.workers`);
-- `collector`: Python's cycle collector held off while the record's objects are made, and
-  in the workers (`runtime.collector`);
+- `collector`: Python's cycle collector held off while the record's objects are made, for
+  the whole of a command that ends its process when done (`check`, `build`, `release`),
+  in the workers, and in `serve` between waits (`runtime.collector`);
 - `exit`: the CLI leaves without freeing the record object by object (`runtime.exit`).
 
 Pure functions' memos within one process (`runtime.memo.memoized`) have no switch: they
