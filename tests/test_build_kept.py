@@ -115,6 +115,36 @@ def test_the_search_index_is_the_one_a_clean_build_makes(tmp_path: Path) -> None
     assert len(files(out)) == len(files(clean))
 
 
+def test_the_index_reads_again_only_the_pages_the_build_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page the build kept is the file the last index read: what it read of it is given
+    again from the state folder, not read from the page."""
+    from sourcebook.publish.site.search import buckets
+
+    root = write_record(tmp_path / "record", SEEDED)
+    out, clean = tmp_path / "site", tmp_path / "clean"
+    first = build(root, out)
+    assert first.site is not None and first.site.search is not None
+    searched = len(first.site.search_job.pages)  # type: ignore[union-attr]
+    read: list[str] = []
+    real = buckets.readable
+
+    def readable(html: str) -> str:
+        read.append(html)
+        return real(html)
+
+    monkeypatch.setattr(buckets, "readable", readable)
+    apply(root, "terms/one-machine.md", ("Chips as one.", "Chips as one, and more."))
+    done = build(root, out)
+    assert done.site is not None and done.site.written and done.site.search is not None
+    assert 0 < len(read) <= done.site.written and len(read) < searched // 4
+    assert any("Chips as one, and more." in html for html in read)
+    monkeypatch.setattr(buckets, "readable", real)
+    clean_build(root, clean, search=True)
+    assert settled(files(out)) == settled(files(clean))
+
+
 def settled(found: dict[str, str]) -> dict[str, str]:
     """A site's files less those of its search index that Pagefind does not make the same
     from the same pages twice (its metadata and filters, and the entry file naming them);
@@ -240,8 +270,8 @@ def test_a_kept_map_naming_a_file_outside_the_site_removes_nothing_there(tmp_pat
     outside = tmp_path / "outside.txt"
     outside.write_text("the author's", encoding="utf-8")
     path = kept_file(root)
-    kept, (header, snapshot, tokens, pages, files) = marshal.loads(path.read_bytes())
-    plain = (header, snapshot, tokens, pages, [*files, "../outside.txt"])
+    kept, (header, snapshot, tokens, pages, files, searched) = marshal.loads(path.read_bytes())
+    plain = (header, snapshot, tokens, pages, [*files, "../outside.txt"], searched)
     path.write_bytes(marshal.dumps((kept, plain)))
     apply(root, "terms/one-machine.md", ("Chips as one.", "Chips as one, and more."))
     done = build(root, out, search=False)

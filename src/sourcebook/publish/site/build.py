@@ -275,7 +275,7 @@ class SiteBuild:
         last = kept.lookup(site_made) if kept is not None else None
         if kept is not None and not kept.in_place and last is not None:
             bundle = bundle_path(site.urls.base).strip("/")
-            self._last_index = Kept(last.index, last.out / bundle)
+            self._last_index = Kept(last.index, last.out / bundle, last.searched)
         changed = None
         if kept is not None:
             now = self._snapshot(derived, last.snapshot if last is not None else None)
@@ -302,10 +302,15 @@ class SiteBuild:
         except SwapError as exc:
             raise BuildError(str(exc)) from None
         if kept is not None:
-            buckets = self.indexed.names if self.indexed is not None else frozenset()
+            indexed = self.indexed
+            buckets = indexed.names if indexed is not None else frozenset()
+            searched = indexed.pages_read if indexed is not None else {}
             if written == 0 and last is not None:
-                buckets = last.index  # the site there, its index with it, is as it was
-            kept.record(self._made(out, now, files, last, buckets), site_plain)
+                # the site there, its index with it, is as it was
+                buckets, searched = last.index, last.searched
+            made = self._made(out, now, files, last, buckets)
+            made.searched = searched
+            kept.record(made, site_plain)
         seconds = time.perf_counter() - started
         pages = len(site.pages)
         return Built(out, pages, seconds, site.jobs, self.indexed, self.search_job, written)
@@ -441,7 +446,10 @@ class SiteBuild:
                 self._reads[site.previews] = last.pages[site.previews].reads
             if site.alone:
                 replace_file(out / HEADERS_FILE, headers_file([view]))
-            self.search_job = self._search_job()
+            # a page not written is the file the last index read, but where `serve` may
+            # not have finished indexing the site it writes into
+            written_now = None if in_place else frozenset(p.url for p in stale_pages)
+            self.search_job = self._search_job(written_now)
         except RenderError as exc:
             raise BuildError(str(exc)) from None
         finally:
@@ -452,12 +460,14 @@ class SiteBuild:
                 remove_file(out / gone, out)
         return written
 
-    def _search_job(self) -> SearchJob:
+    def _search_job(self, written: frozenset[str] | None = None) -> SearchJob:
+        """What indexing the site needs; `written`: the pages this build wrote, where it
+        kept the others from the last (see `SearchJob.written`)."""
         site = self._prepared
         assert site is not None
         pages = tuple(page.url for page in site.pages if _searched(page))
         language = site.record.settings.site.language
-        return SearchJob(site.view.urls.base, language, entries(site.view), pages)
+        return SearchJob(site.view.urls.base, language, entries(site.view), pages, written)
 
     def _index(self, folder: Path) -> None:
         """Make the search index of the site written at `folder`, where the build makes

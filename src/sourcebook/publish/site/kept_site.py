@@ -352,6 +352,8 @@ class SiteMade:
     build keeps those it would make again, linked from the site at `out`."""
     tokens: TokenTable | None = None
     """The table its pages' reads are places in, where it was read back."""
+    searched: dict[str, str] = field(default_factory=dict)
+    """What its search index read of each page (`search.Kept.pages`)."""
 
     def holds(self, out: Path) -> bool:
         """Whether the site at `out` is still the one this describes."""
@@ -394,18 +396,20 @@ def site_plain(made: SiteMade) -> tuple[Any, ...]:
         pages[url] = (page.template, page.context, places)
     tokens.extend(list(table)[len(tokens) :])
     header = (str(made.out), made.folder, sorted(made.index), made_with or len(tokens))
-    return (header, made.snapshot.plain(), tokens, pages, sorted(made.files))
+    plain = (header, made.snapshot.plain(), tokens, pages, sorted(made.files))
+    return (*plain, made.searched)
 
 
 def site_made(data: Any) -> SiteMade:
     """What `site_plain` made plain, read back (raises where it is not whole): each page's
     reads as places in the table of tokens, turned into tokens only where asked."""
-    header, snapshot, tokens, pages, files = data
+    header, snapshot, tokens, pages, files, searched = data
     out, folder, index = Path(header[0]), tuple(header[1]), frozenset(header[2])
+    assert isinstance(searched, dict)
     table = TokenTable(tokens, int(header[3]))
     snapshot_made = Snapshot.from_plain(snapshot)
     made = SiteMade(out, snapshot_made, None, files=set(files), folder=folder, index=index)
-    made.tokens = table
+    made.tokens, made.searched = table, searched
     limit = len(tokens)
     for url, (template, context, places) in pages.items():
         assert isinstance(places, bytes) and len(places) % 4 == 0

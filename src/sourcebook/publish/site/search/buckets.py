@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -96,9 +96,17 @@ def readable(html: str) -> str:
     return f"<!DOCTYPE html>{opening}<head>{head}</head><body>{main}</body></html>"
 
 
-def searched_pages(site: Path, urls: Iterable[str]) -> Iterator[Item]:
-    """Each page of `urls`, written under `site`, that search indexes, by what it reads."""
+def searched_pages(
+    site: Path, urls: Iterable[str], known: Mapping[str, str] | None = None
+) -> Iterator[Item]:
+    """Each page of `urls`, written under `site`, that search indexes, by what it reads;
+    a page of `known` by the digest given, its file not read."""
+    known = known or {}
     for url in urls:
+        digest = known.get(url)
+        if digest is not None:
+            yield Item(url, digest)
+            continue
         html = (site / Urls.file_for(url)).read_text("utf-8")
         text = readable(html)
         if text:

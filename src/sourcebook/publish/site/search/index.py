@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -103,6 +103,9 @@ class Indexed:
     parts: int = 0
     """Parts of the lexicon (see `lexicon.py`); `parts_made` of them made anew."""
     parts_made: int = 0
+    pages_read: dict[str, str] = field(default_factory=dict)
+    """Each page it holds, by its URL: the digest of what Pagefind reads of it (see
+    `Kept.pages`)."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,10 @@ class SearchJob:
     entries: tuple[Entry, ...] = ()
     pages: tuple[str, ...] = ()
     """The URLs of the pages search indexes."""
+    written: frozenset[str] | None = None
+    """The URLs of the pages the build wrote, where it kept the others as the last index
+    read them (their digests are given again from `Kept.pages`); None where any may have
+    changed since."""
 
     def run(self, site: Path, into: Path, kept: Kept | None = None) -> Indexed:
         """Index the site built at `site`; write the index under `into`, where the site's
@@ -124,7 +131,10 @@ class SearchJob:
     def begin(self, site: Path, into: Path, kept: Kept | None = None) -> Indexing:
         """`run`, to be finished (`finish`) or stopped from another thread (`stop`)."""
         output = into / bundle_path(self.base).strip("/")
-        return Indexing(site, output, self.language, self.pages, self.entries, kept)
+        known: dict[str, str] = {}
+        if kept is not None and self.written is not None:
+            known = {url: d for url, d in kept.pages.items() if url not in self.written}
+        return Indexing(site, output, self.language, self.pages, self.entries, kept, known)
 
 
 def bundle_path(base: str) -> str:
@@ -146,8 +156,10 @@ class Indexing:
         pages: Sequence[str],
         entries: Sequence[Entry] = (),
         kept: Kept | None = None,
+        known: Mapping[str, str] | None = None,
     ):
         self._site = site
+        self._known = known
         self._output = output
         self._language = language.split("-", 1)[0].lower() or "en"  # Pagefind takes ISO 639-1
         self._pages = pages
@@ -169,7 +181,8 @@ class Indexing:
         parts (see `lexicon.py`), then the list of them (`MANIFEST`), then whatever else
         the output folder held is removed."""
         started = time.perf_counter()
-        items = [*searched_pages(self._site, self._pages), *map(searched_entry, self._entries)]
+        read = list(searched_pages(self._site, self._pages, self._known))
+        items = [*read, *map(searched_entry, self._entries)]
         buckets = split(items, self._language)
         kept = self._kept if self._kept is not None else Kept()
         stale = [
@@ -206,6 +219,7 @@ class Indexing:
             frozenset(folders),
             len(parts),
             self._parts_made,
+            {item.url: item.digest for item in read},
         )
 
     def _lexicon(self, buckets: Sequence[Bucket], kept: Kept) -> list[Part]:

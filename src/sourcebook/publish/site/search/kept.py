@@ -10,7 +10,8 @@ committed) is made again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -21,3 +22,6 @@ class Kept:
     folder: Path | None = None
     """Where that index is, for a bucket to be linked from where it is not in the folder
     being written."""
+    pages: Mapping[str, str] = field(default_factory=dict)
+    """Each page that index read, by its URL: the digest of what it read (`buckets.Item`),
+    given again for a page the build did not write (`SearchJob.written`)."""
