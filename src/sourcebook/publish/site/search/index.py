@@ -26,8 +26,9 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -241,21 +242,29 @@ class Indexing:
             )
         ]
         self._parts_made = len(stale)
-        if stale:
-            service = self._started()
-            for part in stale:
-                self._write_part(service, part, self._output / part.name)
+        self._across(
+            [
+                partial(self._write_part, part=part, folder=self._output / part.name)
+                for part in stale
+            ]
+        )
         return parts
 
     def _make(self, stale: list[tuple[Bucket, Path]]) -> None:
-        """Make the buckets of `stale`, into their folders: on two or more cores, by a
-        Pagefind of its own in each of two threads, each taking the next bucket left."""
-        workers = min(len(stale), WORKERS, os.cpu_count() or 1)
+        """Make the buckets of `stale`, into their folders."""
+        self._across([partial(self._write, bucket=b, folder=folder) for b, folder in stale])
+
+    def _across(self, jobs: list[Callable[[_Service], None]]) -> None:
+        """Do each of `jobs` with a Pagefind: on two or more cores, a Pagefind of its own in
+        each of two threads, each taking the next job left."""
+        workers = min(len(jobs), WORKERS, os.cpu_count() or 1)
         if workers <= 1:
-            for bucket, folder in stale:
-                self._write(self._started(), bucket, folder)
+            if jobs:
+                service = self._started()
+                for job in jobs:
+                    job(service)
             return
-        left = list(reversed(stale))
+        left = list(reversed(jobs))
         failures: list[BaseException] = []
 
         def work() -> None:
@@ -265,8 +274,8 @@ class Indexing:
                     with self._lock:
                         if not left or failures:
                             return
-                        bucket, folder = left.pop()
-                    self._write(service, bucket, folder)
+                        job = left.pop()
+                    job(service)
             except BaseException as exc:  # told by the thread that waits for this one
                 with self._lock:
                     failures.append(exc)
