@@ -17,8 +17,8 @@ from sourcebook.pipeline import read_and_link
 from sourcebook.publish.site.formats.twins import with_twins
 from sourcebook.publish.site.kept_site import PROSE_TOKENS, Snapshot
 from sourcebook.publish.site.pages.releases import read_releases
+from sourcebook.publish.site.pages.sections import site_urls
 from sourcebook.publish.site.pages.site_pages import site_pages
-from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.reads import context_reads
 
 FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
@@ -28,7 +28,7 @@ def contexts(root: Path) -> tuple[dict[str, tuple[str, str]], Snapshot]:
     """Every page's template and context as a build shows it, and what pages can read."""
     record, graph = read_and_link(root, None, Diagnostics())
     assert record is not None
-    urls = Urls(record.settings.site)
+    urls = site_urls(record.settings.site)
     pages = with_twins(site_pages(record, urls, read_releases(root)), urls.base)
     shown = {page.url: (page.template, context_reads(page.context)[0]) for page in pages}
     return shown, Snapshot.of(record, graph, [], [])

@@ -19,7 +19,7 @@ from sourcebook.link.names import NameMatcher
 from sourcebook.model.base import Entity
 from sourcebook.model.record import Record
 from sourcebook.publish.site.drawing.paper import paper_of
-from sourcebook.publish.site.pages.urls import Urls
+from sourcebook.publish.site.pages.sections import site_urls
 from sourcebook.publish.site.view.site_view import SiteView
 from sourcebook.read.record import read_record
 
@@ -181,7 +181,7 @@ def prose(draw: st.DrawFn, paper: bool = False) -> str:
 def test_the_page_shows_the_mentions_link_reports(record: Record, body: str, sells: str):
     changed, probe = with_probe(record, body=body, sells=sells)
     graph = link_record(changed)
-    view = SiteView(changed, graph, Urls(changed.settings.site), [])
+    view = SiteView(changed, graph, site_urls(changed.settings.site), [])
     for field, page in (
         ("body", view.prose.html(probe)),
         ("sells", view.prose.html(probe, "sells", inline=True)),
@@ -200,7 +200,7 @@ def test_a_paper_shows_the_mentions_link_reports(record: Record, body: str):
     """A paper's footnotes stand at its end: its names are compared in any order."""
     changed, paper = with_probe(record, PAPER, body=body)
     graph = link_record(changed)
-    view = SiteView(changed, graph, Urls(changed.settings.site), [])
+    view = SiteView(changed, graph, site_urls(changed.settings.site), [])
     page = paper_of(view, paper)  # type: ignore[arg-type]
     names = reported(graph, changed, view, "body", PAPER)
     assert sorted(shown(view, changed, str(page.html))) == sorted(names)
@@ -234,7 +234,7 @@ def test_rendering_a_linked_record_looks_for_no_name(
         record, body="**A cluster** of `x` and\n\n- xAI\n- TVA", sells="An *xAI* cluster."
     )
     graph = link_record(changed)
-    view = SiteView(changed, graph, Urls(changed.settings.site), [])
+    view = SiteView(changed, graph, site_urls(changed.settings.site), [])
 
     def refused(*args: object) -> None:
         raise AssertionError("a name looked for while rendering")
@@ -276,7 +276,7 @@ def test_link_and_the_page_agree_where_they_read_apart(
     found the names for both; now each name is on the page and among the references."""
     changed, probe = with_probe(record, body=text)
     graph = link_record(changed)
-    view = SiteView(changed, graph, Urls(changed.settings.site), [])
+    view = SiteView(changed, graph, site_urls(changed.settings.site), [])
     assert [name for name, _ in shown(view, changed, str(view.prose.html(probe)))] == names
     assert [name for name, _ in reported(graph, changed, view, "body")] == names
 

@@ -9,7 +9,7 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from site_fixtures import write_record
 
 from sourcebook.pipeline import check
-from sourcebook.publish.site.pages.urls import Urls
+from sourcebook.publish.site.pages.sections import site_urls
 from sourcebook.publish.site.view.citations import sentence
 from sourcebook.publish.site.view.prose_html import safe_link
 from sourcebook.publish.site.view.site_view import SiteView
@@ -20,7 +20,7 @@ from sourcebook.publish.site.view.wording import book_line, day, join, ordinal
 def view(tmp_path_factory: pytest.TempPathFactory) -> SiteView:
     checked = check(write_record(tmp_path_factory.mktemp("record")))
     assert checked.record is not None
-    return SiteView(checked.record, checked.graph, Urls(checked.record.settings.site), [])
+    return SiteView(checked.record, checked.graph, site_urls(checked.record.settings.site), [])
 
 
 def block(view: SiteView, text: str) -> str:

@@ -14,8 +14,15 @@ from sourcebook.model.record import Record
 from sourcebook.publish.site.pages import sections
 from sourcebook.publish.site.pages.page import Page
 from sourcebook.publish.site.pages.render import TEMPLATES
-from sourcebook.publish.site.pages.sections import BOOK, MENU_HEADINGS, SECTIONS, Section
-from sourcebook.publish.site.pages.urls import PLACES, Urls, paths
+from sourcebook.publish.site.pages.sections import (
+    BOOK,
+    MENU_HEADINGS,
+    PLACES,
+    SECTIONS,
+    Section,
+    paths,
+)
+from sourcebook.publish.site.pages.urls import Urls
 
 SITE_CODE = Path(sections.__file__).resolve().parent.parent
 

@@ -46,8 +46,8 @@ from sourcebook.model.kinds import KINDS
 from sourcebook.pipeline import check
 from sourcebook.publish.site.build import SiteBuild
 from sourcebook.publish.site.pages.reach import JINJA, RecordSandbox, is_plain, readable
+from sourcebook.publish.site.pages.sections import paths
 from sourcebook.publish.site.pages.site_pages import site_pages
-from sourcebook.publish.site.pages.urls import paths
 from sourcebook.publish.site.view.site_view import SiteView
 
 JINJA_GLOBALS = frozenset(DEFAULT_NAMESPACE)

@@ -65,7 +65,7 @@ from sourcebook.publish.site.pages.render import (
     static_files,
     write_pages,
 )
-from sourcebook.publish.site.pages.sections import DRAWN_TEMPLATES
+from sourcebook.publish.site.pages.sections import DRAWN_TEMPLATES, site_urls
 from sourcebook.publish.site.pages.series import InSeries
 from sourcebook.publish.site.pages.site_pages import navigation, site_pages
 from sourcebook.publish.site.pages.urls import Urls
@@ -607,7 +607,7 @@ def _prepare(
     notify_url: str | None = None,
     series: InSeries | None = None,
 ) -> _Prepared:
-    urls = Urls(record.settings.site)
+    urls = site_urls(record.settings.site)
     try:
         releases = read_releases(record.root)
     except ReleaseReadError as exc:

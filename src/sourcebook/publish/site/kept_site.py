@@ -32,7 +32,8 @@ from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Campus, Term
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key
-from sourcebook.publish.site.pages.urls import ENTITY_PATHS
+from sourcebook.publish.site.pages.sections import paths
+from sourcebook.publish.site.pages.urls import entity_path
 from sourcebook.publish.site.serving.swap import MARK
 from sourcebook.read.paths import Confined
 
@@ -195,6 +196,7 @@ class Snapshot:
         relinked = last is None or last.names != names
         reads = _reads_by_entity(graph)
         entities = {}
+        places = paths()
         for key in keys:
             same_file = last is not None and read_as[key] and last.read_as.get(key) == read_as[key]
             known = last.entities.get(key) if same_file and last is not None else None
@@ -205,7 +207,7 @@ class Snapshot:
                 entities[key] = known
                 continue
             entity = record.entities[key[0]][key[1]]
-            entities[key] = _facts(entity, graph, reads.get(key), digester)
+            entities[key] = _facts(entity, graph, reads.get(key), digester, places)
         return cls(
             shared=incremental.key_of(*map(str, everything)),
             names=names,
@@ -251,14 +253,21 @@ class Snapshot:
         return cls(shared, names, read_as, facts, wiki, compared)
 
 
-def _facts(entity: Entity, graph: Graph, reads: dict[str, Any] | None, digester: Digester) -> Facts:
+def _facts(
+    entity: Entity,
+    graph: Graph,
+    reads: dict[str, Any] | None,
+    digester: Digester,
+    places: dict[str, str],
+) -> Facts:
+    """`places`: where each named page of the site lives (`sections.paths`)."""
     fields = [(name, getattr(entity, name)) for name in type(entity).model_fields]
     return Facts(
         digester.digest([field for field in fields if field[0] != "body"]),
         digester.digest(getattr(entity, "title", None)),
         digester.digest(getattr(entity, "body", None)),
         bool(getattr(entity, "body", "")),
-        _path(entity),
+        entity_path(entity, places),
         tuple(_grouped_by(entity)),
         _refs(graph, entity.key),
         _digested(reads, digester),
@@ -299,11 +308,6 @@ def _entity_changes(key: Key, old: Facts, new: Facts) -> set[Token]:
     if old.title != new.title:
         changed.add(("title", *key))
     return changed
-
-
-def _path(entity: Entity) -> str | None:
-    where = ENTITY_PATHS.get(entity.KIND)
-    return where(entity) if where is not None else None
 
 
 def _refs(graph: Graph, key: Key) -> frozenset[tuple[Key, str]]:

@@ -27,14 +27,6 @@ if TYPE_CHECKING:
 NO_OWNER_LABEL = "No owner named in the record"
 
 
-class MachineContext:
-    """The machine page's context: the page is drawn from derive's result, which exists
-    only once the build has derived; the JSON twin asks for it here."""
-
-    def api_document(self, view: SiteView) -> dict[str, Any]:
-        return machine_of(view).document()
-
-
 @dataclass(frozen=True, slots=True)
 class RoleRow:
     edge: Edge

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from sourcebook.incremental import read_field, read_fields
 from sourcebook.model.base import Entity
+from sourcebook.publish.site.drawing.machine_page import machine_of
 from sourcebook.publish.site.formats.json_text import dumps, plain_value
+from sourcebook.publish.site.pages.page import MachineContext
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.pages.page import Page
@@ -148,8 +150,10 @@ def _listed(view: SiteView, value: Any, page_url: str) -> Any:
     """A list page's context: its entities as references, their groups kept; an entity
     that has no page of its own but an anchor on this one (a scorecard row, a
     correction, a source on its category's page) in full."""
+    if isinstance(value, MachineContext):  # what the page draws from derive's result
+        return machine_of(view).document()
     document = getattr(value, "api_document", None)
-    if document is not None:  # what the page draws from derive's result (MachineContext)
+    if document is not None:  # a context that says what its twin holds
         return document(view)
     if isinstance(value, Entity):
         url = view.links.url(value)

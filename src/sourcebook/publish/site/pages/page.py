@@ -17,6 +17,12 @@ PDF_TEMPLATE = "paper:pdf"
 """Pseudo-templates of files that are not pages: a chart's data, the paper typeset."""
 
 
+class MachineContext:
+    """The machine page's context: the page is drawn from derive's result, which exists
+    only once the build has derived (`drawing.machine_page.machine_of`); its JSON twin is
+    that drawing's document (`formats.twins`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Page:
     url: str

@@ -70,15 +70,15 @@ from sourcebook.publish.site.drawing.drawn import Cell, DrawnCharts
 from sourcebook.publish.site.drawing.machine import Drawing
 from sourcebook.publish.site.drawing.machine_page import (
     Counted,
-    MachineContext,
     MachineView,
     OwnerRow,
     RoleRow,
 )
 from sourcebook.publish.site.formats.cite_formats import CiteFormat
 from sourcebook.publish.site.formats.feeds import Entry, Feed
+from sourcebook.publish.site.pages.copies import CopyContext
 from sourcebook.publish.site.pages.links import Links
-from sourcebook.publish.site.pages.page import Page
+from sourcebook.publish.site.pages.page import MachineContext, Page
 from sourcebook.publish.site.pages.releases import Release, ReleaseFile
 from sourcebook.publish.site.pages.sections import ConsentPolicy
 from sourcebook.publish.site.pages.series import InSeries
@@ -99,7 +99,7 @@ from sourcebook.publish.site.view.figures import Figures
 from sourcebook.publish.site.view.page_prose import PageProse
 from sourcebook.publish.site.view.query import Query
 from sourcebook.publish.site.view.site_view import SiteView
-from sourcebook.publish.site.view.watched import Address, CopyContext, CopyPage, HeldCopy
+from sourcebook.publish.site.view.watched import Address, CopyPage, HeldCopy
 from sourcebook.runtime.memo import memoized
 
 PLAIN = frozenset(

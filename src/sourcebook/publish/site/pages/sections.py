@@ -1,9 +1,9 @@
 """The site's sections, in one table: each one's URL, its link in the menu, its template and
 the pages it makes.
 
-A section is added here and nowhere else: `urls` reads its path, the navigation and the
-masthead's menu its label and heading, `site_pages` its pages, in the table's order (the
-exemplar's). A section exists only where the record has something to put in it (an entity
+A section is added here and nowhere else: the site's URLs take its path (`paths`,
+`site_urls`), the navigation and the masthead's menu its label and heading, `site_pages`
+its pages, in the table's order (the exemplar's). A section exists only where the record has something to put in it (an entity
 of its `kind`, or what its `filled` says); the corrections pages and the consent page always
 exist: "nothing has been found wrong" is a statement a reader may want.
 """
@@ -20,11 +20,19 @@ from sourcebook.model.base import Entity, day_start
 from sourcebook.model.kinds import Category, Correction, Source
 from sourcebook.model.person_names import name_parts
 from sourcebook.model.record import Record
-from sourcebook.publish.site.pages.page import CSV_TEMPLATE, FEED_TEMPLATE, PDF_TEMPLATE, Page
+from sourcebook.model.settings import Site
+from sourcebook.publish.site.pages.copies import copy_contexts
+from sourcebook.publish.site.pages.page import (
+    CSV_TEMPLATE,
+    FEED_TEMPLATE,
+    PDF_TEMPLATE,
+    MachineContext,
+    Page,
+)
+from sourcebook.publish.site.pages.urls import Urls
 
 if TYPE_CHECKING:
     from sourcebook.publish.site.pages.releases import Release
-    from sourcebook.publish.site.pages.urls import Urls
 
     Releases = Sequence[Release]
 
@@ -156,8 +164,6 @@ def _observatory(s: Section, record: Record, urls: Urls, _: Releases) -> Iterato
 
 
 def _machine(s: Section, record: Record, urls: Urls, _: Releases) -> Iterator[Page]:
-    from sourcebook.publish.site.drawing.machine_page import MachineContext
-
     yield s.page(urls, {"machine": MachineContext()})
 
 
@@ -235,8 +241,6 @@ LIBRARY_ITEM_TEMPLATE = "library_item.html"
 
 def _library(s: Section, record: Record, urls: Urls, _: Releases) -> Iterator[Page]:
     """The Library: the list of the copies it holds, and a page for each."""
-    from sourcebook.publish.site.view.watched import copy_contexts
-
     copies = copy_contexts(record)
     listed = [replace(copy, whole=False) for copy in copies]
     yield s.page(urls, {"copies": listed})
@@ -341,3 +345,30 @@ order, the Library's last."""
 
 DRAWN_TEMPLATES = frozenset({s.template for s in SECTIONS if s.drawn} | {PDF_TEMPLATE})
 """The pages that show the charts' drawings: written once the drawing is done."""
+
+
+PLACES = {
+    "home": "",
+    "about": "about",
+    "search": "search",
+    "sitemap": "sitemap.xml",
+    "robots": "robots.txt",
+}
+"""The pages every site has beside its sections, by name: their paths below the volume."""
+
+
+def paths() -> dict[str, str]:
+    """Where each named page lives: the places above, and each section of the table and
+    what it writes beside its page (`SECTIONS`, read as it stands)."""
+    return PLACES | {
+        name: path
+        for section in SECTIONS
+        for name, path in [(section.name, section.path), *section.beside.items()]
+        if path is not None
+    }
+
+
+def site_urls(site: Site) -> Urls:
+    """The URLs of the site of a volume whose settings are `site`: its named pages where
+    `paths` puts them."""
+    return Urls(site, paths())

@@ -10,31 +10,10 @@ does the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from sourcebook.model.base import Entity
 from sourcebook.model.settings import Site
-from sourcebook.publish.site.pages import sections
-
-PLACES = {
-    "home": "",
-    "about": "about",
-    "search": "search",
-    "sitemap": "sitemap.xml",
-    "robots": "robots.txt",
-}
-"""The pages every site has beside its sections, by name: their paths below the volume."""
-
-
-def paths() -> dict[str, str]:
-    """Where each named page lives: the places above, and each section of the table and
-    what it writes beside its page (`sections.SECTIONS`, read as it stands)."""
-    return PLACES | {
-        name: path
-        for section in sections.SECTIONS
-        for name, path in [(section.name, section.path), *section.beside.items()]
-        if path is not None
-    }
 
 
 def _term(e: Entity) -> str:
@@ -74,10 +53,10 @@ def _correction(e: Entity) -> str:
     return f"{page}#{e.id}"
 
 
-def _scenario(e: Entity) -> str:
+def _scenario(e: Entity, paths: Mapping[str, str]) -> str:
     # A scenario lives at the volume's top level, as the book links it (/vol1/hyperion),
     # unless its id is a section's: then under futures/, so that neither hides the other.
-    taken = {path.split("/", 1)[0] for path in paths().values()} | {
+    taken = {path.split("/", 1)[0] for path in paths.values()} | {
         "static",
         "404.html",
         "pagefind",
@@ -93,7 +72,7 @@ def _paper(e: Entity) -> str:
     return "paper"  # a record has one paper (check says so): the navigation's "The Paper"
 
 
-ENTITY_PATHS: dict[str, Callable[[Entity], str]] = {
+_PATHS: dict[str, Callable[[Entity], str]] = {
     "term": _term,
     "chapter": _chapter,
     "campus": _campus,
@@ -103,11 +82,20 @@ ENTITY_PATHS: dict[str, Callable[[Entity], str]] = {
     "person": _person,
     "party": _party,
     "correction": _correction,
-    "scenario": _scenario,
     "chart": _chart,
     "paper": _paper,
 }
-"""Where each kind lives; a kind without its own page lives at an anchor of a list page."""
+"""Where each kind lives but the scenario (`entity_path`); a kind without its own page
+lives at an anchor of a list page."""
+
+
+def entity_path(entity: Entity, paths: Mapping[str, str]) -> str | None:
+    """Where `entity` lives below the volume, on a site whose named pages are at `paths`
+    (`sections.paths`); None for a kind the site has no page for."""
+    if entity.KIND == "scenario":
+        return _scenario(entity, paths)
+    where = _PATHS.get(entity.KIND)
+    return where(entity) if where is not None else None
 
 
 def normalize_base_path(base_path: str) -> str:
@@ -119,9 +107,11 @@ def normalize_base_path(base_path: str) -> str:
 class Urls:
     """Site-relative URLs (starting with /) and absolute ones for canonical links and feeds."""
 
-    def __init__(self, site: Site):
+    def __init__(self, site: Site, paths: Mapping[str, str]):
+        """`paths`: where each named page lives below the volume (`sections.paths`; a
+        site's are made by `sections.site_urls`)."""
         self.base = normalize_base_path(site.base_path)
-        self.paths = paths()
+        self.paths = dict(paths)
         origin = site.base_url.strip().rstrip("/")
         self.origin = origin if origin.startswith(("https://", "http://")) else ""
 
@@ -134,12 +124,15 @@ class Urls:
 
     def entity(self, entity: Entity) -> str:
         """The URL of an entity of a kind the site shows (KeyError for any other)."""
-        return self.path(ENTITY_PATHS[entity.KIND](entity))
+        where = entity_path(entity, self.paths)
+        if where is None:
+            raise KeyError(entity.KIND)
+        return self.path(where)
 
     def page_of(self, entity: Entity) -> str | None:
         """The entity's URL, or None where the site has no page for its kind."""
-        where = ENTITY_PATHS.get(entity.KIND)
-        return self.path(where(entity)) if where is not None else None
+        where = entity_path(entity, self.paths)
+        return self.path(where) if where is not None else None
 
     def source_category(self, category: str) -> str:
         return self.path(f"sources/{category}")

@@ -16,10 +16,11 @@ from sourcebook.model.kinds import Campus, CampusParty, Chapter, Source, Term, k
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key, Ref
 from sourcebook.model.watch import Summary
+from sourcebook.publish.site.pages.copies import CopyContext
 from sourcebook.publish.site.pages.links import Links
 from sourcebook.publish.site.pages.releases import Release, entity_tables
 from sourcebook.publish.site.view.citations import Citations
-from sourcebook.publish.site.view.watched import Address, CopyContext, CopyPage, HeldCopy, SiteWatch
+from sourcebook.publish.site.view.watched import Address, CopyPage, HeldCopy, SiteWatch
 
 CATEGORY_LABELS = {
     "company": "What the companies say",

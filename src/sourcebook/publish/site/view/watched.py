@@ -10,19 +10,18 @@ The states are check's (`check.watched`), so that the site says what check repor
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from sourcebook.check.watched import Watched, watch_summary, watched
 from sourcebook.incremental import Table, read_field
-from sourcebook.library.cache import TextCache
 from sourcebook.library.report import QuoteReport
 from sourcebook.model.base import Entity
 from sourcebook.model.library import Item, ItemKind
 from sourcebook.model.record import Record
 from sourcebook.model.watch import LABELS, AddressState, Soft, State, Summary
+from sourcebook.publish.site.pages.copies import CopyContext
 from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.view.wording import day
 
@@ -256,60 +255,6 @@ def _kind(item: Item) -> str:
         ItemKind.TEXT: "a text",
         ItemKind.IMAGE: "an image, read from its transcription",
     }[item.kind]
-
-
-@dataclass(frozen=True)
-class CopyContext:
-    """A Library page's context: its shelf, what refers to it (found once for every
-    page), and the digest of its text, so that the next build writes the page again
-    where any of them changed."""
-
-    shelf: str
-    text: str
-    holders: tuple[str, ...] = ()
-    """The ids of the sources that name it in their `library`."""
-    refreshed_by: tuple[str, ...] = ()
-    """The shelves of the copies taken later to refresh it."""
-    whole: bool = True
-    """The page shows the copy's text (its own page), not only what it is (the list)."""
-
-    def api_document(self, view: Any) -> dict[str, Any]:
-        """The JSON twin's account of the copy: all its page shows."""
-        page = view.query.held(self, self.whole)
-        return dataclasses.asdict(page) if page is not None else {}
-
-
-def copy_contexts(record: Record, whole: bool = True) -> list[CopyContext]:
-    """The context of each copy's page, in shelf order."""
-    holders: dict[str, list[str]] = {}
-    for source in record.of("source"):
-        for shelf in getattr(source, "library", []):
-            holders.setdefault(shelf, []).append(source.id)
-    refreshed_by: dict[str, list[str]] = {}
-    for item in record.library:
-        if item.refreshes:
-            refreshed_by.setdefault(item.refreshes, []).append(item.shelf)
-    found = []
-    texts = TextCache.for_record(record.root) if len(record.library) else TextCache(None)
-    try:  # each text known by its stat where an earlier run read it (as check knows it)
-        digests = {item.shelf: texts.text_sha(str(record.library.text_path(item.shelf)))
-                   for item in record.library}  # fmt: skip
-        texts.save()
-    finally:
-        texts.close()
-    for item in record.library:
-        digest = digests[item.shelf] or ""
-        shelf = item.shelf
-        found.append(
-            CopyContext(
-                shelf,
-                digest,
-                tuple(holders.get(shelf, ())),
-                tuple(refreshed_by.get(shelf, ())),
-                whole,
-            )
-        )
-    return found
 
 
 def _compared(found: list[Watched]) -> tuple[Any, ...]:
