@@ -145,7 +145,7 @@ def _attempt(
     """One child's run of `job`: (True, its value pickled, the columns it read, whether it
     ran each query to its end in time), or (False, …) where a query had to be stopped (now
     in `known` as too slow) and a new child must carry on."""
-    context: Any = multiprocessing.get_context(_start_method())  # its Process, typed
+    context = _context()
     ours, theirs = context.Pipe(duplex=False)
     said = stderr_file()
     stderr = for_child(said)
@@ -199,6 +199,21 @@ def _too_slow(seconds: float) -> QueryError:
     return QueryError(
         Failure.TOO_SLOW, f"the query ran past its time limit of {seconds:g} s and was stopped"
     )
+
+
+PRELOADED = ("sourcebook.derive", "sourcebook.derive.queries", "sourcebook.pipeline")
+"""The modules of the jobs a child runs, loaded once by the fork server (where children
+are forked from one) rather than by each child as it takes its job: at 10,000 entities,
+0.2 s of each child's start, twice a save."""
+
+
+def _context() -> Any:
+    """The multiprocessing context children are started by (its Process, typed as Any)."""
+    method = _start_method()
+    context: Any = multiprocessing.get_context(method)
+    if method == "forkserver":  # where the server has started already, it holds them
+        context.set_forkserver_preload(list(PRELOADED))
+    return context
 
 
 def _start_method() -> str:
