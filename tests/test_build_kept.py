@@ -270,8 +270,8 @@ def test_a_kept_map_naming_a_file_outside_the_site_removes_nothing_there(tmp_pat
     outside = tmp_path / "outside.txt"
     outside.write_text("the author's", encoding="utf-8")
     path = kept_file(root)
-    kept, (header, snapshot, tokens, pages, files, searched) = marshal.loads(path.read_bytes())
-    plain = (header, snapshot, tokens, pages, [*files, "../outside.txt"], searched)
+    kept, (header, snapshot, tokens, pages, files, *rest) = marshal.loads(path.read_bytes())
+    plain = (header, snapshot, tokens, pages, [*files, "../outside.txt"], *rest)
     path.write_bytes(marshal.dumps((kept, plain)))
     apply(root, "terms/one-machine.md", ("Chips as one.", "Chips as one, and more."))
     done = build(root, out, search=False)

@@ -31,7 +31,7 @@ def kept(root: Path) -> tuple[list, dict[str, tuple[str, bytes, bytes]]]:
     """The tokens and the pages of the site the state folder keeps, as written."""
     data = (root / STATE_FOLDER / "site" / "site.marshal").read_bytes()
     _, plain = marshal.loads(data)
-    _, _, tokens, pages, _, _ = plain
+    _, _, tokens, pages, *_ = plain
     return tokens, pages
 
 
@@ -120,7 +120,7 @@ def test_a_kept_site_whose_places_leave_the_table_is_not_used(tmp_path: Path) ->
     build(root, out, search=False, jobs=1)
     path = root / STATE_FOLDER / "site" / "site.marshal"
     header, plain = marshal.loads(path.read_bytes())
-    site, snapshot, tokens, pages, files, searched = plain
+    site, snapshot, tokens, pages, *_ = plain
     url = next(iter(pages))
     template, context, _ = pages[url]
     pages[url] = (template, context, array("I", [len(tokens) + 5]).tobytes())

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from sourcebook.incremental._site import SiteMemo
     from sourcebook.incremental._store import STATE_FOLDER, Store
     from sourcebook.incremental._traced import (
+        UNCOMPARED,
         Table,
         TracedRecord,
         compared_digests,
@@ -129,6 +130,7 @@ _HOME = {
     "RecordMemo": "_whole",
     "Table": "_traced",
     "TracedRecord": "_traced",
+    "UNCOMPARED": "_traced",
     "compared_digests": "_traced",
     "note_attribute": "_traced",
     "read_field": "_traced",
@@ -177,6 +179,7 @@ __all__ = [
     "Table",
     "Token",
     "TracedRecord",
+    "UNCOMPARED",
     "code",
     "compared_digests",
     "fingerprint",

@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 from sourcebook.incremental._digests import Digester
 from sourcebook.incremental._reads import READS, Token
 from sourcebook.model.base import Entity
+from sourcebook.model.library import Library
 from sourcebook.model.record import Record
 
 K = TypeVar("K", bound=Hashable)
@@ -62,8 +63,23 @@ def note_attribute(obj: Any, name: str) -> None:
         _OPEN[-1].add((ALONE.get(name, "entity"), obj.KIND, obj.id))
 
 
+UNCOMPARED: Token = ("uncompared",)
+"""Noted by a read of what no build compares part by part: the Library as a whole (its
+copies, their texts), which a build reads through its own table (`("library", shelf)`).
+What read it is made again at each build."""
+
+
 class TracedRecord(Record):
     """The record as the site's pages read it: each entity they ask for is noted."""
+
+    @property
+    def library(self) -> Library:
+        READS.note(UNCOMPARED)
+        return self.__dict__["library"]  # type: ignore[no-any-return]
+
+    @library.setter
+    def library(self, library: Library) -> None:
+        self.__dict__["library"] = library
 
     @classmethod
     def of_record(cls, record: Record) -> TracedRecord:

@@ -13,7 +13,7 @@ from typing import Any
 
 from sourcebook.check.result import Checked
 from sourcebook.derive import Derived
-from sourcebook.incremental import READS, SiteMemo, Token
+from sourcebook.incremental import READS, UNCOMPARED, SiteMemo, Token
 from sourcebook.library.report import QuoteReport
 from sourcebook.link import Graph
 from sourcebook.model.addresses import safe_link
@@ -67,7 +67,7 @@ from sourcebook.publish.site.pages.render import (
 )
 from sourcebook.publish.site.pages.sections import DRAWN_TEMPLATES, site_urls
 from sourcebook.publish.site.pages.series import InSeries
-from sourcebook.publish.site.pages.site_pages import navigation, site_pages
+from sourcebook.publish.site.pages.site_pages import SITEMAP, grouped_pages, navigation
 from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.reads import context_reads
 from sourcebook.publish.site.search.index import (
@@ -177,6 +177,10 @@ class _Prepared:
     """The file of what each entity's link shows."""
     alone: bool = True
     """A volume built alone, not in a house: its site's root is its own (`_headers`)."""
+    groups: dict[str, str] = field(default_factory=dict)
+    """The group each page was made in (`site_pages.Group`), by its URL."""
+    group_reads: dict[str, frozenset[Token]] = field(default_factory=dict)
+    """What making each group's pages read."""
 
 
 class SiteBuild:
@@ -282,7 +286,7 @@ class SiteBuild:
             if last is not None and last.holds(out):
                 changed = now.changes(last.snapshot)
             prose_only = changed is not None and all(t[0] in PROSE_TOKENS for t in changed)
-            self._note_contexts(last if prose_only else None)
+            self._note_contexts(last, changed, prose_only)
             kept.forget()  # until the site at `out` is whole again
         written = None
         try:
@@ -326,26 +330,51 @@ class SiteBuild:
         return Snapshot.of(site.record, site.graph, tables, shared, last)
 
     @collector_paused()  # what it makes is kept until the next build
-    def _note_contexts(self, as_before: SiteMade | None) -> None:
-        """Have each page note what it reads, and what it was given: its context. Where
-        the edit changed only what prose says and refers to (`as_before`, the last build:
-        see `kept_site.PROSE_TOKENS`), each page's context is the one it had there, not
-        shown again; what it holds is shown where the page is written (`_context`)."""
+    def _note_contexts(
+        self, last: SiteMade | None, changed: set[Token] | None, prose_only: bool = False
+    ) -> None:
+        """Have each page note what it reads, and what it was given: its context. A page
+        whose group of pages (a section's, `site_pages.Group`) read nothing the edit
+        `changed` when the last build made it has the context it had there, not shown again
+        (what it holds is shown where the page is written: `_context`); nor has any page,
+        where the edit changed only what prose says and refers to (`prose_only`: see
+        `kept_site.PROSE_TOKENS`)."""
         site = self._prepared
         assert site is not None
         self._reads = {}
+        as_before = set()
+        if last is not None and changed is not None:
+            for name, read in last.groups.items():
+                if prose_only or (UNCOMPARED not in read and read.isdisjoint(changed)):
+                    as_before.add(name)
         seen: dict[int, Any] = {}  # the pages' objects live through the loop: ids are theirs
+        sitemaps = []
         for page in site.pages:
-            made = as_before.pages.get(page.url) if as_before is not None else None
+            group = site.groups.get(page.url, "")
+            if group == SITEMAP:
+                sitemaps.append(page)
+                continue
+            made = last.pages.get(page.url) if last is not None and group in as_before else None
             if made is not None and made.template == page.template:
                 self._contexts[page.url] = (made.context, None)
             else:
                 self._contexts[page.url] = self._context(page, seen)
+        for page in sitemaps:
+            self._contexts[page.url] = self._context(page)
 
-    @staticmethod
-    def _context(page: Page, seen: dict[int, Any] | None = None) -> tuple[bytes, frozenset[Token]]:
+    def _context(
+        self, page: Page, seen: dict[int, Any] | None = None
+    ) -> tuple[bytes, frozenset[Token]]:
         """A page's context as the next build compares it (its digest), and the entities
-        it holds."""
+        it holds. The sitemap's, whose context is every other page, by what each of those
+        is and the digest of its context (noted before it), and as holding every kind."""
+        site = self._prepared
+        assert site is not None
+        if site.groups.get(page.url) == SITEMAP:
+            listed = [(p.url, p.template, p.listed, self._contexts[p.url][0])
+                      for p in page.context["pages"]]  # fmt: skip
+            kinds = frozenset(("kind", kind) for kind in site.record.entities)
+            return hashlib.sha256(repr(listed).encode()).digest(), kinds
         context, held = context_reads(page.context, seen)
         return hashlib.sha256(context.encode()).digest(), held
 
@@ -364,6 +393,7 @@ class SiteBuild:
         assert site is not None and self._reads is not None
         made = SiteMade(out, now, site.view, files=files, folder=folder_of(out), index=index)
         made.tokens = last.tokens if last is not None else None  # its pages' places kept
+        made.groups = dict(site.group_reads)
         for page in site.pages:
             read = self._reads.get(page.url)
             if read is None:  # kept from the last build
@@ -617,14 +647,23 @@ def _prepare(
     nav = navigation(record, urls, releases, series.url)
     view = SiteView(record, graph, urls, nav, releases=releases)
     view.series = series
-    pages = with_twins(site_pages(record, urls, releases), urls.base)
+    grouped = grouped_pages(view.record, urls, releases)  # what each group read, noted
+    groups = {page.url: group.name for group in grouped for page in group.pages}
+    pages = with_twins([page for group in grouped for page in group.pages], urls.base)
+    for page in pages:  # a JSON twin is of its page's group
+        if page.url not in groups:
+            groups[page.url] = groups[page.context["of"].url]
     if in_house:  # the host's root and its not-found page are the house's
         pages = [p for p in pages if p.url not in (ROOT_URL, NOT_FOUND_URL, ROBOTS_URL)]
     feeds = [(p.context["feed_title"], p.url) for p in pages if p.template == FEED_TEMPLATE]
     globals_ = {**template_globals(view), **notify_globals(view, notify_url), "feeds": feeds}
     view.use_templates(environment(record.root, globals_, entities=len(record)))
     jobs = jobs or default_jobs(len(pages))
-    return _Prepared(record, graph, urls, releases, view, pages, jobs, alone=not in_house)
+    reads = {group.name: group.reads for group in grouped}
+    return _Prepared(
+        record, graph, urls, releases, view, pages, jobs, alone=not in_house,
+        groups=groups, group_reads=reads,
+    )  # fmt: skip
 
 
 def safe(url: str) -> str:

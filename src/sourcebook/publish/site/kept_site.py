@@ -358,6 +358,8 @@ class SiteMade:
     """The table its pages' reads are places in, where it was read back."""
     searched: dict[str, str] = field(default_factory=dict)
     """What its search index read of each page (`search.Kept.pages`)."""
+    groups: dict[str, frozenset[Token]] = field(default_factory=dict)
+    """What making each group of its pages read (`site_pages.Group`)."""
 
     def holds(self, out: Path) -> bool:
         """Whether the site at `out` is still the one this describes."""
@@ -398,22 +400,29 @@ def site_plain(made: SiteMade) -> tuple[Any, ...]:
                 "I", [table.setdefault(token, len(table)) for token in page.reads]
             ).tobytes()
         pages[url] = (page.template, page.context, places)
+    groups = {
+        name: array("I", [table.setdefault(token, len(table)) for token in read]).tobytes()
+        for name, read in made.groups.items()
+    }
     tokens.extend(list(table)[len(tokens) :])
     header = (str(made.out), made.folder, sorted(made.index), made_with or len(tokens))
     plain = (header, made.snapshot.plain(), tokens, pages, sorted(made.files))
-    return (*plain, made.searched)
+    return (*plain, made.searched, groups)
 
 
 def site_made(data: Any) -> SiteMade:
     """What `site_plain` made plain, read back (raises where it is not whole): each page's
     reads as places in the table of tokens, turned into tokens only where asked."""
-    header, snapshot, tokens, pages, files, searched = data
+    header, snapshot, tokens, pages, files, searched, groups = data
     out, folder, index = Path(header[0]), tuple(header[1]), frozenset(header[2])
     assert isinstance(searched, dict)
     table = TokenTable(tokens, int(header[3]))
     snapshot_made = Snapshot.from_plain(snapshot)
     made = SiteMade(out, snapshot_made, None, files=set(files), folder=folder, index=index)
     made.tokens, made.searched = table, searched
+    made.groups = {
+        name: frozenset(tokens[i] for i in array("I", read)) for name, read in groups.items()
+    }
     limit = len(tokens)
     for url, (template, context, places) in pages.items():
         assert isinstance(places, bytes) and len(places) % 4 == 0

@@ -3,9 +3,10 @@ the pages it makes.
 
 A section is added here and nowhere else: the site's URLs take its path (`paths`,
 `site_urls`), the navigation and the masthead's menu its label and heading, `site_pages`
-its pages, in the table's order (the exemplar's). A section exists only where the record has something to put in it (an entity
-of its `kind`, or what its `filled` says); the corrections pages and the consent page always
-exist: "nothing has been found wrong" is a statement a reader may want.
+its pages, in the table's order (the exemplar's). A section exists only where the record
+has something to put in it (an entity of its `kind`, or what its `filled` says); the
+corrections pages and the consent page always exist: "nothing has been found wrong" is a
+statement a reader may want.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ page and robots.txt, and a sitemap where it knows its origin.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from sourcebook.incremental import READS, Token
 from sourcebook.model.record import Record
 from sourcebook.publish.site.pages import sections as table
 from sourcebook.publish.site.pages.page import (
@@ -60,19 +62,50 @@ def scenario_label(title: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
-def site_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> list[Page]:
+SITEMAP = "sitemap"
+"""The group of the sitemap, whose context is every other page (`grouped_pages`)."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """Pages made together, by one section of the table or by the site itself, with what
+    making them read of the record (`incremental.TracedRecord`, through `view.record`): a
+    later build whose edit changed none of it makes the same pages, with the same contexts
+    (see `SiteBuild._note_contexts`)."""
+
+    name: str
+    pages: list[Page]
+    reads: frozenset[Token] = frozenset()
+
+
+def grouped_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> list[Group]:
+    """The site's pages in groups: its home; each section's, with what its pages' making
+    read; the pages every site has; and the sitemap, where the site knows its origin.
+    Which sections exist, and what the home page lists, is the navigation's (which every
+    page shows, and a build compares whole)."""
     present = sections(record, releases)
     listed = [section.name for section in present if section.in_menu]
-    pages = [Page(urls.section("home"), "home.html", {"sections": listed})]
+    groups = [Group("home", [Page(urls.section("home"), "home.html", {"sections": listed})])]
     for section in present:
-        pages.extend(section.pages(section, record, urls, releases))
-    pages.append(Page(urls.section("about"), "about.html", {}))
-    pages.append(Page(urls.section("search"), SEARCH_TEMPLATE, {}, listed=False))
-    pages.append(Page(NOT_FOUND_URL, "404.html", {}, listed=False))
-    pages.append(Page(ROBOTS_URL, "robots.txt", {}, listed=False))
+        with READS.page() as read:
+            made = list(section.pages(section, record, urls, releases))
+        groups.append(Group(section.name, made, frozenset(read)))
+    own = [
+        Page(urls.section("about"), "about.html", {}),
+        Page(urls.section("search"), SEARCH_TEMPLATE, {}, listed=False),
+        Page(NOT_FOUND_URL, "404.html", {}, listed=False),
+        Page(ROBOTS_URL, "robots.txt", {}, listed=False),
+    ]
     if urls.base:
-        pages.append(Page(ROOT_URL, "root.html", {}, listed=False))
+        own.append(Page(ROOT_URL, "root.html", {}, listed=False))
+    groups.append(Group("site", own))
     if urls.origin:
+        pages = [page for group in groups for page in group.pages]
         sitemap = Page(urls.section("sitemap"), "sitemap.xml", {"pages": pages}, listed=False)
-        pages.append(sitemap)
-    return pages
+        groups.append(Group(SITEMAP, [sitemap]))
+    return groups
+
+
+def site_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> list[Page]:
+    """Every page of the site, in the order of its groups (`grouped_pages`)."""
+    return [page for group in grouped_pages(record, urls, releases) for page in group.pages]
