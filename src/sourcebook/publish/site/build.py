@@ -371,7 +371,8 @@ class SiteBuild:
         site = self._prepared
         assert site is not None
         if site.groups.get(page.url) == SITEMAP:
-            listed = [(p.url, p.template, p.listed, self._contexts[p.url][0])
+            # (a page a house's volume leaves to the house is not among the pages written)
+            listed = [(p.url, p.template, p.listed, self._contexts.get(p.url, (None,))[0])
                       for p in page.context["pages"]]  # fmt: skip
             kinds = frozenset(("kind", kind) for kind in site.record.entities)
             return hashlib.sha256(repr(listed).encode()).digest(), kinds
