@@ -307,18 +307,19 @@ class Indexing:
         _write_files(folder, files)
 
     def _write_part(self, service: _Service, part: Part, folder: Path) -> None:
-        """Have Pagefind index a part of the lexicon: a record of each bucket's words, with
-        its slot for a filter. What the browser reads of it is written: not its program,
-        which it takes from the first bucket, nor its fragments, which it never shows."""
+        """Have Pagefind index a part of the lexicon: records of each bucket's words, each
+        with its slot for a filter (`Part.records`). What the browser reads of it is
+        written: not its program, which it takes from the first bucket, nor its fragments,
+        which it never shows."""
         config = {"force_language": self._language}
         index = service.ask({"type": "NewIndex", "config": config})["index_id"]
-        for slot, words in part.words:
+        for slot, number, words in part.records():
             service.ask(
                 {
                     "type": "AddRecord",
                     "index_id": index,
-                    "url": f"/{slot}",
-                    "content": " ".join(words),
+                    "url": f"/{slot}/{number}",
+                    "content": words,
                     "language": self._language,
                     "meta": {},
                     "filters": {"holds": [str(slot)]},
