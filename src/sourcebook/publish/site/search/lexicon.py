@@ -38,8 +38,8 @@ PARTS = "abcdefghijklmnopqrstuvwxyz0_"
 FORMAT = "2"
 RECORD_WORDS = 1000
 """Words at most in one record of a part: a bucket's words of a part are given as records of
-this many (each with the bucket's slot), which Pagefind indexes in about half the time it
-takes over one record of all of them; the buckets a term finds are the same."""
+this many (each with the bucket's slot), which Pagefind indexes in about three fifths of
+the time it takes over one record of all of them; the buckets a term finds are the same."""
 WORDS = "words.json.gz"
 """Beside each bucket's index, its words by part (`words_of`): a bucket kept is not read
 again."""
