@@ -1,6 +1,7 @@
 """A search across the index's buckets finds the pages one index of the same site finds,
 for queries of one word and of several: in the browser, through the search page's own
-script, on the bundled record split into buckets of a few pages each.
+script, on the bundled record split into buckets of a few pages each, each bucket's words
+given to the lexicon in records of a few words.
 
 Pagefind searches each bucket alone: a bucket without a term's words leaves the term out
 of the query, or stands a shorter word in for it (see `search/lexicon.py`). The record is
@@ -19,7 +20,7 @@ from site_fixtures import local_only, serving
 
 from sourcebook.incremental import Memos
 from sourcebook.pipeline import build
-from sourcebook.publish.site.search import buckets
+from sourcebook.publish.site.search import buckets, lexicon
 
 pytestmark = pytest.mark.browser
 
@@ -58,6 +59,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         (root / "terms" / f"{slug}.md").write_text(TERM.format(title=title, line=line, body=body))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(buckets, "PER_BUCKET", 25)
+        patch.setattr(lexicon, "RECORD_WORDS", 7)  # each bucket's words in many records
         split = build(root, folder / "buckets", jobs=1, kept=Memos.in_memory())
         patch.setattr(buckets, "MOST_BUCKETS", 1)
         one = build(root, folder / "one", jobs=1, kept=Memos.in_memory())
