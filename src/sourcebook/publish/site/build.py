@@ -67,7 +67,7 @@ from sourcebook.publish.site.pages.render import (
 )
 from sourcebook.publish.site.pages.sections import DRAWN_TEMPLATES, site_urls
 from sourcebook.publish.site.pages.series import InSeries
-from sourcebook.publish.site.pages.site_pages import SITEMAP, grouped_pages, navigation
+from sourcebook.publish.site.pages.site_pages import grouped_pages, navigation
 from sourcebook.publish.site.pages.urls import Urls
 from sourcebook.publish.site.reads import context_reads
 from sourcebook.publish.site.search.index import (
@@ -348,34 +348,18 @@ class SiteBuild:
                 if prose_only or (UNCOMPARED not in read and read.isdisjoint(changed)):
                     as_before.add(name)
         seen: dict[int, Any] = {}  # the pages' objects live through the loop: ids are theirs
-        sitemaps = []
         for page in site.pages:
             group = site.groups.get(page.url, "")
-            if group == SITEMAP:
-                sitemaps.append(page)
-                continue
             made = last.pages.get(page.url) if last is not None and group in as_before else None
             if made is not None and made.template == page.template:
                 self._contexts[page.url] = (made.context, None)
             else:
                 self._contexts[page.url] = self._context(page, seen)
-        for page in sitemaps:
-            self._contexts[page.url] = self._context(page)
 
-    def _context(
-        self, page: Page, seen: dict[int, Any] | None = None
-    ) -> tuple[bytes, frozenset[Token]]:
+    @staticmethod
+    def _context(page: Page, seen: dict[int, Any] | None = None) -> tuple[bytes, frozenset[Token]]:
         """A page's context as the next build compares it (its digest), and the entities
-        it holds. The sitemap's, whose context is every other page, by what each of those
-        is and the digest of its context (noted before it), and as holding every kind."""
-        site = self._prepared
-        assert site is not None
-        if site.groups.get(page.url) == SITEMAP:
-            # (a page a house's volume leaves to the house is not among the pages written)
-            listed = [(p.url, p.template, p.listed, self._contexts.get(p.url, (None,))[0])
-                      for p in page.context["pages"]]  # fmt: skip
-            kinds = frozenset(("kind", kind) for kind in site.record.entities)
-            return hashlib.sha256(repr(listed).encode()).digest(), kinds
+        it holds."""
         context, held = context_reads(page.context, seen)
         return hashlib.sha256(context.encode()).digest(), held
 

@@ -63,7 +63,7 @@ def scenario_label(title: str) -> str:
 
 
 SITEMAP = "sitemap"
-"""The group of the sitemap, whose context is every other page (`grouped_pages`)."""
+"""The group of the sitemap, made of every other group's pages (`grouped_pages`)."""
 
 
 @dataclass(frozen=True)
@@ -80,9 +80,11 @@ class Group:
 
 def grouped_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) -> list[Group]:
     """The site's pages in groups: its home; each section's, with what its pages' making
-    read; the pages every site has; and the sitemap, where the site knows its origin.
-    Which sections exist, and what the home page lists, is the navigation's (which every
-    page shows, and a build compares whole)."""
+    read; the pages every site has; and the sitemap, where the site knows its origin, made
+    of all of them (each page as the sitemap shows it: its URL, its template and whether it
+    is listed, not its context), so having read what they read. Which sections exist, and
+    what the home page lists, is the navigation's (which every page shows, and a build
+    compares whole)."""
     present = sections(record, releases)
     listed = [section.name for section in present if section.in_menu]
     groups = [Group("home", [Page(urls.section("home"), "home.html", {"sections": listed})])]
@@ -100,9 +102,9 @@ def grouped_pages(record: Record, urls: Urls, releases: Sequence[Release] = ()) 
         own.append(Page(ROOT_URL, "root.html", {}, listed=False))
     groups.append(Group("site", own))
     if urls.origin:
-        pages = [page for group in groups for page in group.pages]
+        pages = [Page(p.url, p.template, listed=p.listed) for g in groups for p in g.pages]
         sitemap = Page(urls.section("sitemap"), "sitemap.xml", {"pages": pages}, listed=False)
-        groups.append(Group(SITEMAP, [sitemap]))
+        groups.append(Group(SITEMAP, [sitemap], frozenset().union(*(g.reads for g in groups))))
     return groups
 
 
