@@ -7,11 +7,22 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from site_fixtures import build, crawl, file_for
 
 from sourcebook.derive.machine import Edge, Holding, Machine, Node
-from sourcebook.publish.site.drawing.machine import MAX_NODES, draw
+from sourcebook.publish.site.drawing.machine import (
+    BUILDING,
+    MAX_NODES,
+    ROLE_ORDER,
+    SUPPLYING,
+    draw,
+    party_layers,
+    primary_role,
+)
+from sourcebook.publish.site.drawing.machine_page import MachineView
 
 BUNDLED = Path(__file__).resolve().parent.parent / "examples" / "compute-race"
 NEW_CAMPUS = """\
@@ -159,6 +170,71 @@ def test_the_drawing_is_the_same_every_time_and_escapes_the_record() -> None:
     assert "<script>" not in svg and "&lt;script&gt;" in svg
     assert 'href="/party/p0?a=1&amp;b=2"' in svg
     assert '<title id="machine-t">&lt;t&gt;</title>' in svg
+
+
+class Counted(tuple):  # type: ignore[type-arg]
+    """The machine's edges, counting each one read."""
+
+    read = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for edge in super().__iter__():
+            Counted.read += 1
+            yield edge
+
+
+class Named:
+    def __init__(self, kind: str, ident: str, title: str):
+        self.KIND, self.id, self.title = kind, ident, title
+
+
+def page_of(machine: Machine) -> MachineView:
+    """The machine's page as a site shows it, its entities stand-ins with a kind, an id
+    and a title (no drawing: `by_campus` reads the machine alone)."""
+    page = MachineView.__new__(MachineView)
+    page.machine = machine
+    page._entities = {(n.kind, n.id): Named(n.kind, n.id, n.title) for n in machine.nodes}
+    return page
+
+
+def test_the_campus_by_campus_list_reads_each_role_a_bounded_number_of_times() -> None:
+    """The narrow screen's list, campus by campus: its work grows with the roles, not with
+    the roles times the campuses or the parties (it once read every role for each)."""
+    machine = machine_of(2000, 500)
+    counted = Machine(machine.nodes, Counted(machine.edges), {}, {}, (), machine.total)
+    Counted.read = 0
+    listed = page_of(counted).by_campus()
+    assert len(listed) == 2000
+    assert sum(len(rows) for _, layers in listed for _, rows in layers) == len(machine.edges)
+    assert Counted.read <= 3 * len(machine.edges)
+
+
+def naive_layer(party: str, edges: list[Edge]) -> int:
+    """A party's column as the drawing defines it, counted for it alone."""
+    counts = {1: 0, 4: 0, 0: 0}
+    for edge in edges:
+        if edge.party == party:
+            role = primary_role(edge.roles)
+            counts[1 if role in BUILDING else 4 if role in SUPPLYING else 0] += 1
+    return max(counts, key=lambda rank: counts[rank])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 4),
+            st.integers(0, 5),
+            st.lists(st.sampled_from([*ROLE_ORDER, "lender"]), min_size=1, max_size=3),
+        ),
+        max_size=30,
+    )
+)
+def test_every_partys_column_is_what_counting_its_roles_alone_gives(roles: list) -> None:
+    edges = [Edge(f"c{c}", f"p{p}", tuple(r), None, None, None, None, None) for c, p, r in roles]
+    found = party_layers(edges)
+    assert set(found) == {edge.party for edge in edges}
+    for party, column in found.items():
+        assert column == naive_layer(party, edges)
 
 
 DRAW_IN_A_PROCESS = """

@@ -79,8 +79,8 @@ def check_record(
     """Every rule over the linked record (the entity rules with it, unless `rules` are
     given); returns the Library's proof of every quote. `kept`: each entity's results from
     earlier runs (`check/each.py`); none by default."""
-    proofs = quotes.check_quotes(record, graph, diagnostics)
     memo = kept if kept is not None else Memo(CHECKED)
+    proofs = quotes.check_quotes(record, graph, diagnostics, memo)
     if rules is None:
         check_each(record, ENTITY_RULES, diagnostics, memo)
     for rule in RULES if rules is None else rules:

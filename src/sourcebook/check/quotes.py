@@ -6,6 +6,7 @@ The proof is returned, for the stages after check (see `check/result.py`).
 from __future__ import annotations
 
 from sourcebook.diagnostics import Diagnostics, Pos, did_you_mean
+from sourcebook.incremental import Memo
 from sourcebook.library.report import Proof, QuoteReport, Status
 from sourcebook.library.verify import verify_quotes
 from sourcebook.link.graph import Graph
@@ -15,9 +16,12 @@ QUOTE_SHOWN = 90
 """The most characters of a quote a message repeats."""
 
 
-def check_quotes(record: Record, graph: Graph, diagnostics: Diagnostics) -> QuoteReport:
+def check_quotes(
+    record: Record, graph: Graph, diagnostics: Diagnostics, kept: Memo | None = None
+) -> QuoteReport:
+    """`kept`: what each entity's lists quote, from earlier runs (`verify.quote_claims`)."""
     _check_shelves(record, diagnostics)
-    report = verify_quotes(record, graph)
+    report = verify_quotes(record, graph, kept=kept)
     for proof in report.proofs:
         _report(proof, diagnostics)
     for _owner, pos in graph.unbalanced:

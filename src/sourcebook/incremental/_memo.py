@@ -19,6 +19,7 @@ those of every past edit.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import marshal
 from collections.abc import Callable
@@ -34,11 +35,18 @@ T = TypeVar("T")
 
 def key_of(*inputs: str | bytes) -> bytes:
     """The key of a value: the hash of all it depends on, with sourcebook's own code."""
-    digest = hashlib.sha256(code().encode())
+    digest = _begun(code()).copy()
     for part in inputs:
         data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
         digest.update(len(data).to_bytes(8, "little") + data)
     return digest.digest()
+
+
+@functools.lru_cache(maxsize=4)
+def _begun(code: str) -> hashlib._Hash:
+    """The hash begun with sourcebook's own code, `code`, copied for each key (a key is
+    made for every entity at every stage)."""
+    return hashlib.sha256(code.encode())
 
 
 class Memo:

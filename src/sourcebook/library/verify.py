@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from functools import partial
 from typing import Protocol
 
 from sourcebook.diagnostics import Pos
+from sourcebook.incremental import CHECKED, Memo, key_of
 from sourcebook.library.cache import Normalized, TextCache
 from sourcebook.library.match import locate
 from sourcebook.library.nearest import Nearest, nearest
 from sourcebook.library.normalize import QuotePattern, compile_quote
 from sourcebook.library.report import Found, Proof, QuoteReport, Status
+from sourcebook.model.base import Entity
 from sourcebook.model.library import Item, ItemKind, Library
 from sourcebook.model.record import Record
 from sourcebook.model.refs import Key, QuoteClaim
@@ -33,19 +36,22 @@ class Claims(Protocol):
     marked: list[tuple[Key, str, Pos]]
 
 
-def verify_quotes(record: Record, graph: Claims, cache: TextCache | None = None) -> QuoteReport:
-    """The proof of every quote claim whose source is in the record."""
+def verify_quotes(
+    record: Record, graph: Claims, cache: TextCache | None = None, kept: Memo | None = None
+) -> QuoteReport:
+    """The proof of every quote claim whose source is in the record. `kept`: the quotes
+    each entity's lists hold, by what the entity was read from (`quote_claims`)."""
     if cache is None:
         # A record without a Library keeps no texts: it has none to normalize.
         cache = TextCache.for_record(record.root) if len(record.library) else TextCache(None)
         try:
-            return verify_quotes(record, graph, cache)
+            return verify_quotes(record, graph, cache, kept)
         finally:
             cache.close()
     library = record.library
     report = QuoteReport(marked=[(owner, mark) for owner, mark, _pos in graph.marked])
     by_source: dict[str, list[QuoteClaim]] = defaultdict(list)
-    for claim in quote_claims(record, graph):
+    for claim in quote_claims(record, graph, kept):
         by_source[claim.source or ""].append(claim)
     missing: list[Proof] = []
     for source_id in sorted(by_source):
@@ -68,20 +74,49 @@ QUOTED_LISTS = ("figures", "parameters", "parties")
 scenario's parameters, a campus's parties (the words that give a party its role)."""
 
 
-def quote_claims(record: Record, graph: Claims) -> list[QuoteClaim]:
-    """The graph's quotes, and the quote of each figure or parameter that names its source."""
+def quote_claims(record: Record, graph: Claims, kept: Memo | None = None) -> list[QuoteClaim]:
+    """The graph's quotes, and the quote of each figure or parameter that names its source.
+    `kept`: what each entity's lists quote, by what the entity was read from (a record as
+    it was read, not cut to a day: a cut entity holds fewer figures)."""
     claims = [c for c in graph.quotes if c.source]
+    under = key_of(CHECKED, "quoted lists") if kept is not None else b""
     for entity in record:
-        for name in QUOTED_LISTS:
-            items = getattr(entity, name, None) or []
-            # a figure at its place as written, which a record cut to a day keeps
-            places = entity.origin.figure_index if name == "figures" else None
-            for index, item in zip(places or range(len(items)), items, strict=True):
-                if item.quote and item.source:
-                    pos = entity.pos(name, index, "quote")
-                    field = f"{name}.{index}.quote"
-                    claims.append(QuoteClaim(entity.key, field, item.source, item.quote, pos))
+        if not any(getattr(entity, name, None) for name in QUOTED_LISTS):
+            continue
+        read_as = record.read_as.get(entity.key) if kept is not None else None
+        if kept is None or read_as is None:
+            claims += _listed(entity)
+            continue
+        plain = partial(_listed_plain, entity)
+        claims += kept.made(key_of(under, read_as), _claims_of, plain)
     return claims
+
+
+def _listed(entity: Entity) -> list[QuoteClaim]:
+    """The quotes of an entity's figures, parameters and parties, each at its place."""
+    claims = []
+    for name in QUOTED_LISTS:
+        items = getattr(entity, name, None) or []
+        # a figure at its place as written, which a record cut to a day keeps
+        places = entity.origin.figure_index if name == "figures" else None
+        for index, item in zip(places or range(len(items)), items, strict=True):
+            if item.quote and item.source:
+                pos = entity.pos(name, index, "quote")
+                field = f"{name}.{index}.quote"
+                claims.append(QuoteClaim(entity.key, field, item.source, item.quote, pos))
+    return claims
+
+
+def _listed_plain(entity: Entity) -> list[tuple]:
+    return [claim.flat() for claim in _listed(entity)]
+
+
+def _claims_of(plain: object) -> list[QuoteClaim] | None:
+    """The claims kept as plain values; None where what is kept is not them."""
+    try:
+        return [QuoteClaim.from_flat(flat) for flat in plain]  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        return None
 
 
 def _prove_source(

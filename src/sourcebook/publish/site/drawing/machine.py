@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
@@ -85,18 +85,34 @@ def chosen(machine: Machine, most: int = MAX_NODES) -> tuple[list[Node], list[Ed
     return [n for n in machine.nodes if (n.kind, n.id) in keys], edges
 
 
-def layer(node: Node, edges: Sequence[Edge]) -> int:
-    """The column a node stands in: a party by what it mostly does (each of its roles
-    counted by its first in ROLE_ORDER), building before supplying before paying where
-    it does as much of each."""
+def party_layers(edges: Iterable[Edge]) -> dict[str, int]:
+    """The column of every party with a role among `edges`, in one pass over them: a party
+    stands where what it mostly does puts it (each of its roles counted by its first in
+    ROLE_ORDER), building before supplying before paying where it does as much of each;
+    a campus stands in column 2 (`_column`)."""
+    counts: dict[str, dict[int, int]] = {}
+    for edge in edges:
+        role = primary_role(edge.roles)
+        rank = 1 if role in BUILDING else 4 if role in SUPPLYING else 0
+        mine = counts.setdefault(edge.party, dict.fromkeys(_RANKS, 0))
+        mine[rank] += 1
+    return {party: _most(mine) for party, mine in counts.items()}
+
+
+_RANKS = (1, 4, 0)
+"""The party columns, building first: where a party does as much of two, the first wins."""
+
+
+def _most(counts: dict[int, int]) -> int:
+    return max(counts, key=counts.__getitem__)
+
+
+def _column(node: Node, parties: dict[str, int]) -> int:
+    """A node's column, given every party's (`party_layers`): a party with no role among
+    them counts none of each."""
     if node.kind == "campus":
         return 2
-    counts = {1: 0, 4: 0, 0: 0}
-    for edge in edges:
-        if edge.party == node.id:
-            role = primary_role(edge.roles)
-            counts[1 if role in BUILDING else 4 if role in SUPPLYING else 0] += 1
-    return max(counts, key=lambda rank: counts[rank])
+    return parties.get(node.id, _most(dict.fromkeys(_RANKS, 0)))
 
 
 def text_width(text: str, size: float = FONT) -> float:
@@ -137,8 +153,9 @@ def _graph(nodes: Sequence[Node], edges: Sequence[Edge]) -> tuple[list[_Box], li
     """The boxes and lines dot lays out, in a fixed order: a supplier's line runs from
     the campus through a box naming what it supplies."""
     ordered = sorted(nodes, key=lambda n: (n.kind, n.id))
+    parties = party_layers(edges)
     boxes = {
-        (n.kind, n.id): _Box(f"n{i}", n, n.title, layer(n, edges), 0.0)
+        (n.kind, n.id): _Box(f"n{i}", n, n.title, _column(n, parties), 0.0)
         for i, n in enumerate(ordered)
     }
     found = [

@@ -15,7 +15,7 @@ from sourcebook.publish.site.drawing.machine import (
     ROLE_ORDER,
     Drawing,
     draw,
-    layer,
+    party_layers,
     primary_role,
     role_words,
 )
@@ -98,15 +98,16 @@ class MachineView:
         """The drawing's layers read campus by campus, for a narrow screen: each campus
         with the parties of each layer at it (money, builders, chips and power)."""
         rows = self.rows()
-        layer_of = {
-            n.id: layer(n, self.machine.edges) for n in self.machine.nodes if n.kind == "party"
-        }
+        layer_of = party_layers(self.machine.edges)
+        at: dict[str, list[RoleRow]] = {}
+        for row in rows:
+            at.setdefault(row.campus.id, []).append(row)
         out = []
         for node in self.machine.nodes:
             campus = self._entities.get(("campus", node.id)) if node.kind == "campus" else None
             if campus is None:
                 continue
-            mine = [r for r in rows if r.campus is campus]
+            mine = [r for r in at.get(campus.id, ()) if r.campus is campus]
             layers = [
                 (LAYERS[rank], [r for r in mine if layer_of.get(r.edge.party) == rank])
                 for rank in (0, 1, 4)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from sourcebook.incremental import READS
 from sourcebook.model.base import Entity
 from sourcebook.model.kinds import Campus, Chapter, Correction, Person, Source
 from sourcebook.publish.site.formats import twins
@@ -57,15 +58,25 @@ NAMED = ("term", "campus", "party", "person")
 def previews_json(view: SiteView) -> str:
     """Every entity with a page or an anchor of its own: its URL → [kind, title, line],
     and for a term, campus, party or person its names too (title and aliases), which
-    search matches a misspelt query against."""
+    search matches a misspelt query against. Each entity's entry is made once and, with
+    what making it read, kept in the view (`SiteView.previews`): a build after an edit
+    makes again only the entries that read what the edit changed."""
     table: dict[str, list] = {}
     for entity in view.record:
         url = view.links.url(entity)
         if url:
-            table[url] = [kind_label(view, entity), entity.title, line(view, entity)]
-            if entity.KIND in NAMED:
-                table[url].append([entity.title, *getattr(entity, "aliases", ())])
+            table[url] = READS.lookup(view.previews, entity.key, _preview, view, entity)
     return twins.dumps(table) + "\n"
+
+
+def _preview(view: SiteView, entity: Entity) -> list:
+    """One entity's entry. Its fields are read as they are (a line reads a campus's
+    place, a person's role): the entity is noted as read, as a whole."""
+    READS.entity(entity)
+    found: list = [kind_label(view, entity), entity.title, line(view, entity)]
+    if entity.KIND in NAMED:
+        found.append([entity.title, *getattr(entity, "aliases", ())])
+    return found
 
 
 def _term(view: SiteView, entity: Entity) -> str:

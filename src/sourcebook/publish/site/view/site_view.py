@@ -78,6 +78,9 @@ class SiteView:
         self.once = SharedMemo()
         """What several pages of a build share, made by the first that asks (the machine,
         the paper); made again once derive's result changes."""
+        self.previews = SharedMemo()
+        """What each entity's link shows before it is followed (`search.previews`), by the
+        entity's key: the next build takes again each that read nothing it changed."""
         self.env: Environment | None = None
         """The templates; set by the build once it has made them (`use_templates`)."""
         self.series = InSeries("")
@@ -132,7 +135,7 @@ class SiteView:
             mine.carry(theirs, changed)
 
     def _shared(self) -> tuple[SharedMemo, ...]:
-        return (*self.prose.shared, *self.citations.shared, *self.query.shared)
+        return (*self.prose.shared, *self.citations.shared, *self.query.shared, self.previews)
 
     def nav_list(self, current: str) -> Markup:
         """The navigation as `nav.html` lists it, the page at `current` marked: rendered
