@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from functools import partial
+from functools import cache, partial
 from typing import Protocol
 
 from sourcebook.diagnostics import Pos
@@ -81,7 +81,8 @@ def quote_claims(record: Record, graph: Claims, kept: Memo | None = None) -> lis
     claims = [c for c in graph.quotes if c.source]
     under = key_of(CHECKED, "quoted lists") if kept is not None else b""
     for entity in record:
-        if not any(getattr(entity, name, None) for name in QUOTED_LISTS):
+        names = _quoted_lists(type(entity))
+        if not any(getattr(entity, name) for name in names):
             continue
         read_as = record.read_as.get(entity.key) if kept is not None else None
         if kept is None or read_as is None:
@@ -92,11 +93,18 @@ def quote_claims(record: Record, graph: Claims, kept: Memo | None = None) -> lis
     return claims
 
 
+@cache
+def _quoted_lists(kind: type[Entity]) -> tuple[str, ...]:
+    """The lists of `QUOTED_LISTS` an entity of the kind has (asking any entity for a field
+    its kind lacks costs an exception)."""
+    return tuple(name for name in QUOTED_LISTS if name in kind.model_fields)
+
+
 def _listed(entity: Entity) -> list[QuoteClaim]:
     """The quotes of an entity's figures, parameters and parties, each at its place."""
     claims = []
-    for name in QUOTED_LISTS:
-        items = getattr(entity, name, None) or []
+    for name in _quoted_lists(type(entity)):
+        items = getattr(entity, name) or []
         # a figure at its place as written, which a record cut to a day keeps
         places = entity.origin.figure_index if name == "figures" else None
         for index, item in zip(places or range(len(items)), items, strict=True):
