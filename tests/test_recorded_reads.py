@@ -148,6 +148,37 @@ def test_a_table_notes_each_read_by_its_name_and_key_and_compares_by_entry() -> 
     assert {t for t in digests if digests[t] != again.get(t)} == {("derived", "row", "r2")}
 
 
+class CountingDigester(Digester):
+    def __init__(self) -> None:
+        super().__init__()
+        self.digested: list[object] = []
+
+    def digest(self, value: object) -> bytes:
+        self.digested.append(value)
+        return super().digest(value)
+
+
+def test_a_build_in_the_same_process_digests_no_entry_it_can_compare_by_value() -> None:
+    """`serve` holds the last build's values: an entry equal to its value keeps its digest,
+    one that differs is changed, and neither is digested (a large one, all that derive
+    computed, cost most of a figure's save); a new entry, or one whose last value is not
+    held (a build reading the last site's memo from disk), is digested by its content."""
+    big = [list(range(50)) for _ in range(20)]
+    first: dict = {}
+    table = Table(("derived",), {"*": big, "as_of": "2026-09"})
+    digests = compared_digests([table], Digester(), values=first)
+    later = Table(("derived",), {"*": [*big, [1]], "as_of": "2026-09", "new": 1})
+    counting = CountingDigester()
+    again = compared_digests([later], counting, first, digests, values={})
+    assert counting.digested == [1]  # the new entry alone
+    assert again[("derived", "as_of")] == digests[("derived", "as_of")]
+    assert again[("derived", "*")] != digests[("derived", "*")]
+    assert again[("derived", "*")] != Digester().digest([*big, [1]])  # not by its content
+    from_disk = compared_digests([later], Digester(), None, digests)
+    assert from_disk[("derived", "*")] == Digester().digest([*big, [1]])
+    assert from_disk[("derived", "as_of")] == digests[("derived", "as_of")]
+
+
 NOTING = {"note", "note_all", "entity"}
 
 

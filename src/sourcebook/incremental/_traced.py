@@ -19,6 +19,7 @@ page may read and what a build can find changed are named in one place, the tabl
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -169,12 +170,14 @@ def compared_digests(
     values: dict[Token, Any] | None = None,
 ) -> dict[Token, bytes]:
     """The digest of every entry of the tables a build compares by their entries, by its
-    token: the last build's (`last_digests`) where its value (`last_values`) was equal, so
-    that what did not change is not digested again. `values`, where given, is filled with
-    each entry's value, for the next build to compare."""
+    token: the last build's (`last_digests`) where its value (`last_values`, this process's
+    last build's) was equal, so that what did not change is not digested again; a value
+    that differs from it is not digested either, but given a digest no other value has (it
+    changed: that is all the next comparison asks, and a build in this process compares it
+    by its value again). `values`, where given, is filled with each entry's value, for the
+    next build to compare."""
     was = last_values or {}
     digests = last_digests or {}
-    missing = object()
     found: dict[Token, bytes] = {}
     for table in tables:
         if not table.compared:
@@ -183,6 +186,8 @@ def compared_digests(
             if values is not None:
                 values[token] = value
             known = digests.get(token)
-            same = known is not None and was.get(token, missing) == value
-            found[token] = known if same and known is not None else digester.digest(value)
+            if known is None or token not in was:
+                found[token] = digester.digest(value)
+            else:
+                found[token] = known if was[token] == value else os.urandom(len(known))
     return found

@@ -69,10 +69,11 @@ def previews_json(view: SiteView) -> str:
     return twins.dumps(table) + "\n"
 
 
-def _preview(view: SiteView, entity: Entity) -> list:
-    """One entity's entry. Its fields are read as they are (a line reads a campus's
-    place, a person's role): the entity is noted as read, as a whole."""
-    READS.entity(entity)
+def _preview(view: SiteView, listed: Entity) -> list:
+    """One entity's entry. A line reads the entity's fields as they are (a campus's place,
+    a person's role), so the entity is read through the record, and so noted, as a whole."""
+    entity = view.record.get(*listed.key)
+    assert entity is not None, "an entity listed is in the record"
     found: list = [kind_label(view, entity), entity.title, line(view, entity)]
     if entity.KIND in NAMED:
         found.append([entity.title, *getattr(entity, "aliases", ())])
