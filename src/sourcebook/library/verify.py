@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from functools import cache, partial
+from functools import partial
 from typing import Protocol
 
 from sourcebook.diagnostics import Pos
@@ -93,7 +93,7 @@ def quote_claims(record: Record, graph: Claims, kept: Memo | None = None) -> lis
     return claims
 
 
-@cache
+@memoized(maxsize=64)
 def _quoted_lists(kind: type[Entity]) -> tuple[str, ...]:
     """The lists of `QUOTED_LISTS` an entity of the kind has (asking any entity for a field
     its kind lacks costs an exception)."""
