@@ -1,6 +1,7 @@
 """What is made entity by entity is made again only for the entities an edit touched: the
-quotes an entity's lists hold (check), and what its link shows before it is followed (the
-site's previews, from save to save as `serve` keeps them). Each is counted as it is made,
+quotes an entity's lists hold and the claims of proof its prose makes (check), and what its
+link shows before it is followed (the site's previews, from save to save as `serve` keeps
+them). Each is counted as it is made,
 and the result held to what a run that keeps nothing makes."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 from conftest import BUNDLED
 
+from sourcebook.check import claims
 from sourcebook.incremental import Memos
 from sourcebook.library import verify
 from sourcebook.pipeline import check
@@ -61,6 +63,25 @@ def test_an_entitys_quoted_lists_are_read_again_only_where_its_file_changed(
     listed.clear()
     assert proven(bundled, Memos.in_memory()) == after
     assert len(listed) == with_lists  # nothing kept: every entity's lists read
+
+
+def test_an_entitys_claims_of_proof_are_looked_for_again_only_where_its_file_changed(
+    bundled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked = counted(monkeypatch, claims, "_made_by")
+    first, _ = proven(bundled)
+    every = len(looked)
+    assert every > 100 and not any(" C004 " in line for line in first)
+    looked.clear()
+    assert proven(bundled)[0] == first and looked == []
+    term = bundled / "terms" / "cluster.md"
+    term.write_text(term.read_text(encoding="utf-8") + "\nEvery quote is verified.\n", "utf-8")
+    after, _ = proven(bundled)
+    assert looked == [("term", "cluster")]
+    assert [line for line in after if " C004 " in line and "terms/cluster.md" in line]
+    looked.clear()
+    assert proven(bundled, Memos.in_memory())[0] == after
+    assert len(looked) == every
 
 
 def test_a_save_makes_again_only_the_previews_that_read_what_it_changed(

@@ -87,6 +87,6 @@ def check_record(
         rule(record, graph, diagnostics)
     if rules is None:
         prose_numbers.check_prose_numbers(record, graph, diagnostics, memo)
-        claims.check_claims(record, proofs, diagnostics)
+        claims.check_claims(record, proofs, diagnostics, memo)
         watched.check_watch(record, proofs, diagnostics)
     return proofs

@@ -11,11 +11,14 @@ claim.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import CHECKED, Memo, key_of
 from sourcebook.library.report import QuoteReport
 from sourcebook.link import prose as marks
 from sourcebook.link.graph import positions
+from sourcebook.model.base import Entity
 from sourcebook.model.figures import placed_figures
 from sourcebook.model.record import Record
 from sourcebook.model.spans import within
@@ -33,8 +36,11 @@ not the next word. Each part bounded, so a search stops within a few hundred cha
 _DENIED_BEFORE = re.compile(r"\b(?:not|never|nearly|almost|most|hardly)\W*$", re.I)
 
 
-def check_claims(record: Record, proofs: QuoteReport, diagnostics: Diagnostics) -> None:
-    """C004 over every prose field of the record."""
+def check_claims(
+    record: Record, proofs: QuoteReport, diagnostics: Diagnostics, kept: Memo | None = None
+) -> None:
+    """C004 over every prose field of the record. Where each entity's prose makes a claim
+    is kept in `kept` by what the entity was read from: an edit looks again in its own."""
     quotes = proofs.total()
     figures = len(placed_figures(record))
     figures_proved = sum(
@@ -46,25 +52,56 @@ def check_claims(record: Record, proofs: QuoteReport, diagnostics: Diagnostics) 
     }
     if all(proved >= made for proved, made, _ in counts.values()):
         return
+    memo = kept if kept is not None else Memo(CHECKED)
+    under = key_of(CHECKED, "claims of proof")
     for entity in record:
-        for field, text in entity.prose():
-            lowered = text.lower()
-            if not any(word in lowered for word in ("prove", "verified", "checked")):
+        read_as = record.read_as.get(entity.key)
+        # an entity not read from a file has nothing to keep its claims by
+        key = key_of(under, read_as) if read_as is not None else None
+        for field, at, word, said in memo.made(key, _made, partial(_made_by, entity)):
+            proved, made, what = counts[said]
+            if proved >= made:
                 continue
-            for at, word, said in _claims(text):
-                proved, made, what = counts[said]
-                if proved >= made:
-                    continue
-                claim = f"all {what} are" if word == "all" else f"{word} {what[:-1]} is"
-                where = positions(entity.prose_pos(field), text, entity.prose_span(field))
-                diagnostics.warning(
-                    where.at(at),
-                    "C004",
-                    f"says {claim} proved, but the Library proves {proved:,} of the "
-                    f"record's {made:,} {what}",
-                    "say how many, or what is so of those with a copy held; the record at "
-                    "a glance shows the count",
-                )
+            text = dict(entity.prose())[field]
+            claim = f"all {what} are" if word == "all" else f"{word} {what[:-1]} is"
+            where = positions(entity.prose_pos(field), text, entity.prose_span(field))
+            diagnostics.warning(
+                where.at(at),
+                "C004",
+                f"says {claim} proved, but the Library proves {proved:,} of the "
+                f"record's {made:,} {what}",
+                "say how many, or what is so of those with a copy held; the record at "
+                "a glance shows the count",
+            )
+
+
+Made = tuple[str, int, str, str]
+"""A claim as kept: its field, where it starts, its quantifier, and what it is of."""
+
+
+def _made_by(entity: Entity) -> list[Made]:
+    """Every claim the entity's prose makes, field by field."""
+    found: list[Made] = []
+    for field, text in entity.prose():
+        lowered = text.lower()
+        if any(word in lowered for word in ("prove", "verified", "checked")):
+            found += [(field, at, word, said) for at, word, said in _claims(text)]
+    return found
+
+
+def _made(plain: object) -> list[Made] | None:
+    """The claims kept, or None where what is kept is not them."""
+    if not isinstance(plain, list) or not all(
+        type(c) is tuple
+        and len(c) == 4
+        and type(c[0]) is str
+        and type(c[1]) is int
+        and type(c[2]) is str
+        and c[3] in ("quotes", "figures")
+        for c in plain
+    ):
+        return None
+    return plain
 
 
 def _claims(text: str) -> list[tuple[int, str, str]]:
