@@ -236,3 +236,33 @@ def test_a_late_figures_edit_runs_the_queries_of_its_days_alone(tmp_path: Path) 
     assert months > 3 and 0 < again < first
     with open_image(check(root).image or b"") as db:
         assert derive_all(db) == moved  # what a run of its own makes
+
+
+def stage_warnings(root: Path, kept: Memos) -> list[str]:
+    checked = check(root, kept=kept)
+    return [d.message for d in checked.diagnostics.warnings if d.code == "F031"]
+
+
+def test_a_campus_s_stage_is_read_again_only_where_what_it_is_computed_from_changed(
+    root: Path,
+) -> None:
+    """F031 holds what a campus says against the stage its figures show: `serve` reads the
+    stages of the compiled record again only where its figures or campuses changed."""
+    kept = Memos.in_memory(serving=True)
+    said = "campus 'colossus-2' says it is under construction; its figures show it operating"
+    assert stage_warnings(root, kept) == [said]
+    assert kept.queries is not None
+    hits = kept.queries.hits
+    term = root / "terms" / "cluster.md"
+    term.write_text(term.read_text() + "\nMore prose.\n")
+    assert stage_warnings(root, kept) == [said]
+    assert kept.queries.hits == hits + 2  # the record's queries, and the stages
+    campus = root / "campuses" / "colossus-2.md"
+    planned = campus.read_text().replace("    status: operating\n", "    status: planned\n")
+    campus.write_text(planned)
+    assert stage_warnings(root, kept) == [
+        "campus 'colossus-2' says it is under construction; its figures show it announced"
+    ]
+    assert kept.queries.hits == hits + 2
+    campus.write_text(campus.read_text().replace("status: under construction\n", ""))
+    assert stage_warnings(root, kept) == []

@@ -96,7 +96,7 @@ def build(
     stood_proofs = proved_as_it_stood(record, graph, stood, stood_graph, proofs)
     image = compiled_image(stood, stood_graph, as_of, stood_proofs, kept.compiled)  # compile
     check_queries(stood, image, diagnostics, kept.queries)  # derive: the record's own queries
-    check_claims(stood, image, diagnostics)
+    check_claims(stood, image, diagnostics, kept.queries)
     checked = Checked(stood, stood_graph, diagnostics, as_of, stood_proofs, image)
     if out is None or not checked.ok:
         kept.commit()

@@ -7,19 +7,22 @@ says so: the figures decide, and the page shows theirs.
 
 from __future__ import annotations
 
-from sourcebook.compile.database import open_image
+from sourcebook.compile.database import CompiledRecord
+from sourcebook.derive.sandbox import in_process
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import QueryRuns
 from sourcebook.model.record import Record
 
 SAME_STAGE = {"planned": "announced"}
 """A campus said to be planned is announced, as a planned figure announces."""
 
 
-def check_claims(record: Record, image: bytes, diagnostics: Diagnostics) -> None:
-    """A campus whose `status` is not the stage its figures show (F031, a warning)."""
-    with open_image(image) as db:
-        rows = db.rows("SELECT campus, stage FROM campus_stage")
-        stages = {r["campus"]: r["stage"] for r in rows}
+def check_claims(
+    record: Record, image: bytes, diagnostics: Diagnostics, kept: QueryRuns | None = None
+) -> None:
+    """A campus whose `status` is not the stage its figures show (F031, a warning). The
+    stages are read again only where what they are computed from changed (`kept`)."""
+    stages = in_process(image, campus_stages, runs=kept)
     for campus in record.of("campus"):
         said = getattr(campus, "status", None)
         shown = stages.get(campus.id)
@@ -34,3 +37,8 @@ def check_claims(record: Record, image: bytes, diagnostics: Diagnostics) -> None
                 "the site shows the stage its figures show: remove 'status', or add the "
                 "figure that shows it " + said.value,
             )
+
+
+def campus_stages(db: CompiledRecord) -> dict[str, str]:
+    """Each campus's stage on the record's day, as `campus_stage` computes it."""
+    return {r["campus"]: r["stage"] for r in db.rows("SELECT campus, stage FROM campus_stage")}

@@ -72,17 +72,13 @@ def isolated(
     read of its record differs in `image`, its value is given again instead; where it must
     run, each of its queries whose key is among the last run's answers (`Monitor.key`: what
     the query reads on its day, as `image` says) is given that answer again."""
+    found = _given_again(image, job, seconds, runs)
+    if found is not None:
+        return found
+    if not _holds_queries(image):  # nothing of the record's own runs: no need to isolate
+        return _here(image, job, seconds, runs)
     key = run_key(job, seconds) if runs is not None else b""
     digests = partial(_digests, image)
-    found = runs.lookup(key, digests) if runs is not None else None
-    if found is not None:
-        return found  # type: ignore[no-any-return]
-    if not _holds_queries(image):  # nothing of the record's own runs: no need to isolate
-        with noting() as noted, open_image(image, seconds) as db:
-            made = job(db)
-        if runs is not None:
-            runs.record(key, frozenset(noted), digests, pickle.dumps(made))
-        return made
     known: dict[Key, Outcome] = runs.outcomes(key) if runs is not None else {}
     given = set(known)
     started = time.monotonic()
@@ -101,6 +97,40 @@ def isolated(
         said = {k: v for k, v in known.items() if k[1] is not None and isinstance(v, Result)}
         runs.keep_outcomes(key, said)
     return pickle.loads(value)  # type: ignore[no-any-return]
+
+
+def in_process(
+    image: bytes,
+    job: Callable[[CompiledRecord], T],
+    seconds: float | None = None,
+    runs: QueryRuns | None = None,
+) -> T:
+    """`job(db)` run in this process over the compiled record `image`: for a job that runs
+    sourcebook's own SQL alone, none of the record's. Kept in `runs`, and given again, as
+    `isolated` keeps a run."""
+    found = _given_again(image, job, seconds, runs)
+    return found if found is not None else _here(image, job, seconds, runs)
+
+
+def _given_again(
+    image: bytes, job: Callable[[CompiledRecord], T], seconds: float | None, runs: QueryRuns | None
+) -> T | None:
+    """The value of the job's last run in `runs`, where nothing it read differs in `image`."""
+    if runs is None:
+        return None
+    return runs.lookup(run_key(job, seconds), partial(_digests, image))  # type: ignore[no-any-return]
+
+
+def _here(
+    image: bytes, job: Callable[[CompiledRecord], T], seconds: float | None, runs: QueryRuns | None
+) -> T:
+    """`job(db)` run in this process, its run recorded in `runs` with what it read."""
+    with noting() as noted, open_image(image, seconds) as db:
+        made = job(db)
+    if runs is not None:
+        digests = partial(_digests, image)
+        runs.record(run_key(job, seconds), frozenset(noted), digests, pickle.dumps(made))
+    return made
 
 
 def _digests(image: bytes, noted: frozenset[Column]) -> dict[str, bytes]:

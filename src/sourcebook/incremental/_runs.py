@@ -1,11 +1,11 @@
 """The queries' memo: the last run of each job over the compiled record, for `serve`.
 
-A job (check's run of the record's queries, derive's scorecard, verdicts and history)
-reads some columns of the compiled record. Its run is recorded with what it read (the
-columns, as the caller notes them) and the digests of what those held; the next build
-in this process looks it up, and is given the run's value again where the same columns
-hold the same digests in its own compiled record. In memory only: a value is pickled,
-which is safe from this process's own child and from nothing else.
+A job (check's run of the record's queries and of the campuses' stages, derive's
+scorecard, verdicts and history) reads some columns of the compiled record. Its run is
+recorded with what it read (the columns, as the caller notes them) and the digests of what
+those held; the next build in this process looks it up, and is given the run's value again
+where the same columns hold the same digests in its own compiled record. In memory only: a
+value is pickled, which is safe from this process's own child and from nothing else.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ class QueryRuns:
     again where what it read is unchanged."""
 
     KEPT = 8
-    """Runs kept at most, the least recently used let go: a build runs two jobs, and each
-    edit of the record's queries makes another."""
+    """Runs kept at most, the least recently used let go: a build runs three jobs (the
+    record's queries, derive, the campuses' stages), and each edit of the record's queries
+    makes another."""
 
     def __init__(self) -> None:
         self._runs: dict[bytes, Ran] = {}
