@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -11,10 +13,12 @@ from click.testing import CliRunner
 from conftest import codes
 
 from sourcebook.cli import main
+from sourcebook.diagnostics import Diagnostics
 from sourcebook.library.cache import TextCache
 from sourcebook.library.intake import Details, take_in
 from sourcebook.library.report import Status
 from sourcebook.pipeline import check
+from sourcebook.read.record import read_record
 
 STORY = "The hardware forms a substantial chunk of the overall computing capacity it uses.\n"
 OTHER = "Multiple people close to Moonshot said the agreement is specifically for H200 chips.\n"
@@ -212,10 +216,37 @@ def test_second_check_reads_normalized_texts_from_the_cache(held) -> None:
     check(root)
     assert (root / ".sourcebook-cache" / "library").is_dir()
     cache = TextCache.for_record(root)
-    text = str(root / "library" / "S1.txt")
-    cache.load(text, cache.text_sha(text))
+    text = root / "library" / "S1.txt"
+    cache.load(str(text), hashlib.sha256(text.read_bytes()).hexdigest())
     cache.close()
     assert (cache.hits, cache.misses) == (1, 0)
+
+
+def test_each_text_is_hashed_once_while_its_stat_is_the_same(held, monkeypatch) -> None:
+    """An item's text is known by its SHA-256, taken where the Library is read and kept by
+    the file's stat (`Library.texts`): check proves quotes against the text it names, and
+    the copy's page shows it, without reading the file again."""
+    root = held({"sources/story.md": source("“forms a substantial chunk”")})
+    monkeypatch.setattr("sourcebook.read.library.settled_since", lambda: time.time_ns() + 10**12)
+    hashed: list[str] = []
+    digest = hashlib.file_digest
+
+    def counted(file, name):  # type: ignore[no-untyped-def]
+        hashed.append(os.path.basename(file.name))
+        return digest(file, name)
+
+    monkeypatch.setattr(hashlib, "file_digest", counted)
+    assert codes(check(root)) == []
+    assert hashed == ["S1.txt"]
+    assert codes(check(root)) == []
+    assert hashed == ["S1.txt"]
+    text = root / "library" / "S1.txt"
+    text.write_text(STORY.replace("substantial", "large"), encoding="utf-8")
+    assert "Q001" in codes(check(root))
+    assert hashed == ["S1.txt", "S1.txt"]
+    library = read_record(root, Diagnostics()).library  # type: ignore[union-attr]
+    assert library.text_digest("S1") == hashlib.sha256(text.read_bytes()).hexdigest()
+    assert library.text_digest("S9") is None
 
 
 def test_a_second_check_proves_from_the_cache(held, monkeypatch) -> None:

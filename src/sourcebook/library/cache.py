@@ -6,9 +6,8 @@ SQLite file named for the normalization's version, in the record's git-ignored
 .sourcebook-cache/library/: one file rather than one per text, because creating many
 small files costs more than normalizing them on some file systems, and SQLite's locking
 lets two checks share it. Its tables: `texts` (normalized text and page offsets by the
-SHA-256 of the text), `files` (each text file's SHA-256 while its size, time and inode
-are unchanged) and `proofs` (for each source's set of texts, by their SHA-256, the quotes
-found in them and where).
+SHA-256 of the text) and `proofs` (for each source's set of texts, by their SHA-256, the
+quotes found in them and where). Each text file's SHA-256 is read's (`Library.texts`).
 """
 
 from __future__ import annotations
@@ -17,12 +16,11 @@ import bisect
 import contextlib
 import hashlib
 import json
-import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from sourcebook.incremental import Store, settled_since
+from sourcebook.incremental import Store
 from sourcebook.library.extract import PAGE_BREAK
 from sourcebook.library.normalize import NORMALIZATION_VERSION, normalize
 
@@ -55,9 +53,8 @@ def normalize_pages(raw: str) -> Normalized:
 
 
 class TextCache:
-    """What a check keeps for the next, in one SQLite file: normalized texts by SHA-256,
-    each text file's SHA-256 by its size, time and inode (so that an unchanged file is
-    not read again), and where each quote was found in each set of texts.
+    """What a check keeps for the next, in SQLite files: normalized texts by SHA-256, and
+    where each quote was found in each set of texts.
 
     `folder` None, or a folder that cannot be written, keeps nothing.
     """
@@ -65,19 +62,15 @@ class TextCache:
     def __init__(self, folder: Path | None):
         self.hits = 0
         self.misses = 0
-        version = f"n{NORMALIZATION_VERSION}-s{_SCHEMA_VERSION}"
-        self._db = _open(folder / f"index-{version}.sqlite", _INDEX) if folder else None
-        self._texts_path = folder / f"texts-{version}.sqlite" if folder else None
+        index = f"index-n{NORMALIZATION_VERSION}-s{_INDEX_VERSION}.sqlite"
+        self._db = _open(folder / index, _INDEX) if folder else None
+        texts = f"texts-n{NORMALIZATION_VERSION}-s{_TEXTS_VERSION}.sqlite"
+        self._texts_path = folder / texts if folder else None
         self._texts: sqlite3.Connection | None = None
-        self._files: dict[str, tuple[int, int, int, str]] = {}
         self._proofs: dict[str, dict[str, list]] = {}
         self._stored_proofs: dict[str, str] = {}
         if self._db is not None:
-            self._files = {row[0]: tuple(row[1:]) for row in self._db.execute(_ALL_FILES)}
             self._stored_proofs = dict(self._db.execute("SELECT key, found FROM proofs"))
-        self._new_files: list[tuple] = []
-        self._settled_ns = settled_since()
-        """A file changed since is not known by its stat (see `incremental.FilesSeen`)."""
         self._new_texts: list[tuple[str, str, str]] = []
         self._new_proofs: set[str] = set()
         self._pending = 0
@@ -85,31 +78,6 @@ class TextCache:
     @classmethod
     def for_record(cls, root: Path) -> TextCache:
         return cls(Store.of(root).folder("library"))
-
-    def text_sha(self, path: str) -> str | None:
-        """The SHA-256 of a text file's bytes; None where it cannot be read.
-
-        Files are known by name alone: all lie in the one library folder, which may be
-        reached by other paths from other working folders.
-        """
-        try:
-            stat = os.stat(path)
-        except OSError:
-            return None
-        key = os.path.basename(path)
-        signature = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-        known = self._files.get(key)
-        if known is not None and known[:3] == signature:
-            return known[3]
-        try:
-            with open(path, "rb") as file:
-                sha256 = hashlib.sha256(file.read()).hexdigest()
-        except OSError:
-            return None
-        if max(stat.st_mtime_ns, stat.st_ctime_ns) < self._settled_ns:  # else it may change
-            self._files[key] = (*signature, sha256)  # again in the same tick, its stat not
-            self._new_files.append((key, *signature, sha256))
-        return sha256
 
     def load(self, path: str, sha256: str | None) -> Normalized:
         """The normalized text of the file at `path`, whose bytes have `sha256`."""
@@ -152,16 +120,13 @@ class TextCache:
                 self._texts.executemany(  # type: ignore[union-attr]
                     "INSERT OR REPLACE INTO texts VALUES (?, ?, ?)", self._new_texts
                 )
-        if self._db is not None and (self._new_files or self._new_proofs):
+        if self._db is not None and self._new_proofs:
             with contextlib.suppress(sqlite3.Error), self._db:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", self._new_files
-                )
                 self._db.executemany(
                     "INSERT OR REPLACE INTO proofs VALUES (?, ?)",
                     [(key, json.dumps(self._proofs[key])) for key in self._new_proofs],
                 )
-        self._new_files, self._new_texts, self._pending = [], [], 0
+        self._new_texts, self._pending = [], 0
         self._new_proofs = set()
 
     def close(self) -> None:
@@ -208,18 +173,15 @@ class TextCache:
         return Normalized(row[1], tuple(int(s) for s in row[0].split()))
 
 
-_SCHEMA_VERSION = 2
-"""Bump when the tables below change: an older cache is then left aside, not misread."""
+_TEXTS_VERSION = 2
+_INDEX_VERSION = 3
+"""Bump the version of a file when its table below changes: an older file is then left
+aside, not misread."""
 _FLUSH_CHARACTERS = 50_000_000
 """Normalized text held back before it is written: enough to write in few transactions,
 little enough to keep a cold check's memory small."""
 _TEXTS = "CREATE TABLE IF NOT EXISTS texts (sha256 TEXT PRIMARY KEY, pages TEXT, text TEXT);"
-_INDEX = """
-CREATE TABLE IF NOT EXISTS files (
-    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, sha256 TEXT);
-CREATE TABLE IF NOT EXISTS proofs (key TEXT PRIMARY KEY, found TEXT);
-"""
-_ALL_FILES = "SELECT path, size, mtime_ns, inode, sha256 FROM files"
+_INDEX = "CREATE TABLE IF NOT EXISTS proofs (key TEXT PRIMARY KEY, found TEXT);"
 
 
 def _open(path: Path, schema: str) -> sqlite3.Connection | None:

@@ -13,10 +13,11 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sourcebook.library.cache import Normalized, TextCache
+from sourcebook.library.cache import TextCache
 from sourcebook.library.match import locate
 from sourcebook.library.normalize import compile_quote
 from sourcebook.library.report import QuoteReport
+from sourcebook.library.verify import load
 from sourcebook.model.library import Item
 from sourcebook.model.record import Record
 from sourcebook.model.refs import QuoteClaim
@@ -65,7 +66,7 @@ def copy_proofs(
             claims = [proof.claim for proof in report.for_source(source.id)]
             if not claims:
                 continue
-            texts = [_text(cache, library.text_file(item.shelf)) for item in items]
+            texts = [load(library, item, cache) for item in items]
             held = {
                 claim: tuple(
                     locate(compile_quote(claim.text), text.text) is not None for text in texts
@@ -74,10 +75,6 @@ def copy_proofs(
             }
             found.append(CopyProofs(source.id, items, held))
     return found
-
-
-def _text(cache: TextCache, path: str) -> Normalized:
-    return cache.load(path, cache.text_sha(path))
 
 
 @contextlib.contextmanager

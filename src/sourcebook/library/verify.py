@@ -135,7 +135,7 @@ def _prove_source(
             yield Proof(claim, Status.UNVERIFIABLE)
         return
     paths = [library.text_file(item.shelf) for item in items]
-    shas = [cache.text_sha(path) for path in paths]
+    shas = [library.text_digest(item.shelf) for item in items]
     key = "|".join(f"{i.shelf}:{i.kind.value}:{sha}" for i, sha in zip(items, shas, strict=True))
     known = cache.proofs(key)
     texts: list[tuple[Item, Normalized]] | None = None
@@ -159,8 +159,7 @@ def _prove_source(
 
 def load(library: Library, item: Item, cache: TextCache) -> Normalized:
     """An item's normalized text; empty where its text file cannot be read (check says so)."""
-    path = library.text_file(item.shelf)
-    return cache.load(path, cache.text_sha(path))
+    return cache.load(library.text_file(item.shelf), library.text_digest(item.shelf))
 
 
 def _first(pattern: QuotePattern, texts: list[tuple[Item, Normalized]]) -> Found | None:

@@ -90,6 +90,10 @@ class Library:
     shown: str
     """The folder as diagnostics show it, such as examples/compute-race/library."""
     items: dict[str, Item] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    """Each item's text file's SHA-256, by shelf, as read: what check proves quotes against
+    and the copy's page shows is known by it. An item whose text file cannot be read has
+    none."""
 
     def __post_init__(self) -> None:
         self._folder = str(self.folder)
@@ -102,6 +106,10 @@ class Library:
 
     def get(self, shelf: str) -> Item | None:
         return self.items.get(shelf)
+
+    def text_digest(self, shelf: str) -> str | None:
+        """The SHA-256 of the item's text file as read; None where it could not be read."""
+        return self.texts.get(shelf)
 
     def holdings(self, shelves: list[str]) -> list[Item]:
         """The items a source names, in its order, leaving out shelves that do not exist."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -32,7 +33,7 @@ def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Libra
     if not library.folder.is_dir():
         return library
     kept = Store.of(root).folder("library")
-    parsed = _ParsedCache(kept / "items-v2.json" if kept else None)
+    parsed = _ParsedCache(kept / "items-v3.json" if kept else None)
     confined = Confined(root)
     metadata = _metadata_files(library.folder)
     for entry in metadata:
@@ -45,6 +46,9 @@ def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Libra
             item = None
         if item is not None:
             library.items[item.shelf] = item
+            digest = parsed.digest(library.text_file(item.shelf))
+            if digest is not None:
+                library.texts[item.shelf] = digest
     parsed.save()
     _report_leftovers(library, len(library.items) == len(metadata), diagnostics)
     return library
@@ -104,10 +108,12 @@ def _shelf_order(entry: os.DirEntry[str]) -> tuple[int, int, str]:
 
 
 class _ParsedCache:
-    """Parsed metadata files, known by name while their size, times and inode are the same:
-    YAML parsing is most of the cost of reading a large Library, and the files seldom
-    change between checks. A file changed just before it was read is not kept: its stat
-    could stay the same through another write (see `incremental.FilesSeen`)."""
+    """Parsed metadata files, and the SHA-256 of text files, known by name while their
+    size, times and inode are the same: YAML parsing is most of the cost of reading a large
+    Library, and the files seldom change between checks. A file changed just before it was
+    read is not kept: its stat could stay the same through another write (see
+    `incremental.FilesSeen`). Files are known by name alone: all lie in the one library
+    folder, which may be reached by other paths from other working folders."""
 
     def __init__(self, path: Path | None):
         self.path = path
@@ -139,6 +145,28 @@ class _ParsedCache:
         if max(stat.st_mtime_ns, stat.st_ctime_ns) < self.settled_ns:
             self.seen[entry.name] = [*signature, data]
         return data
+
+    def digest(self, path: str) -> str | None:
+        """The SHA-256 of the bytes of the file at `path`; None where it cannot be read."""
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        signature = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+        name = os.path.basename(path)
+        known = self.known.get(name)
+        if known is not None and known[:4] == signature and isinstance(known[4], str):
+            sha256 = known[4]
+        else:
+            try:
+                with open(path, "rb") as file:
+                    sha256 = hashlib.file_digest(file, "sha256").hexdigest()
+            except OSError:
+                return None
+            self.changed = True
+        if max(stat.st_mtime_ns, stat.st_ctime_ns) < self.settled_ns:
+            self.seen[name] = [*signature, sha256]
+        return sha256
 
     def save(self) -> None:
         if self.path and (self.changed or len(self.seen) != len(self.known)):

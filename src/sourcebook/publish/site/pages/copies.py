@@ -8,7 +8,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from sourcebook.library.cache import TextCache
 from sourcebook.model.record import Record
 
 
@@ -44,15 +43,8 @@ def copy_contexts(record: Record, whole: bool = True) -> list[CopyContext]:
         if item.refreshes:
             refreshed_by.setdefault(item.refreshes, []).append(item.shelf)
     found = []
-    texts = TextCache.for_record(record.root) if len(record.library) else TextCache(None)
-    try:  # each text known by its stat where an earlier run read it (as check knows it)
-        digests = {item.shelf: texts.text_sha(str(record.library.text_path(item.shelf)))
-                   for item in record.library}  # fmt: skip
-        texts.save()
-    finally:
-        texts.close()
     for item in record.library:
-        digest = digests[item.shelf] or ""
+        digest = record.library.text_digest(item.shelf) or ""
         shelf = item.shelf
         found.append(
             CopyContext(
