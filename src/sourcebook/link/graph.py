@@ -54,10 +54,16 @@ class Graph:
     """The entity each wiki link names, by (kind or None, id) as written; None for none."""
 
     def add(self, ref: Ref) -> None:
-        self.refs.append(ref)
-        self._outgoing[ref.source].append(ref)
-        if ref.resolved:
-            self._incoming[ref.target].append(ref)
+        self.add_all((ref,))
+
+    def add_all(self, refs: Sequence[Ref]) -> None:
+        """Add each of `refs`, in order (a record's hundred thousand in one loop)."""
+        outgoing, incoming = self._outgoing, self._incoming
+        for ref in refs:
+            outgoing[ref.source].append(ref)
+            if ref.resolved:
+                incoming[ref.target].append(ref)
+        self.refs += refs
 
     def incoming(self, key: Key) -> list[Ref]:
         return self._incoming.get(key, [])
@@ -125,8 +131,7 @@ def link_record(record: Record, kept: Memo | None = None) -> Graph:
     among = _linked_among(record, matcher)
     renamed = _Renamed.since(kept, among)
     for found in _linked(entities, record, matcher, kept, among.key, renamed):
-        for ref in found.refs:
-            graph.add(ref)
+        graph.add_all(found.refs)
         graph.quotes += found.quotes
         graph.marked += found.marked
         graph.unbalanced += found.unbalanced
