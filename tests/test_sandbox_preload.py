@@ -1,6 +1,7 @@
 """Where `serve` starts the record's queries' children from a fork server (its process has
 threads), that server holds the modules of the jobs they run: a child forked from it
-starts with them, rather than importing them as it takes its job, twice a save."""
+starts with them, and with the registry of units made, rather than importing and making
+them as it takes its job, twice a save."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ CHILD = textwrap.dedent(
         )
         child.start()
         theirs.close()
-        print(sorted(ours.recv()))
+        held, made = ours.recv()
+        print(sorted(held), made)
         child.join()
     finally:
         stop.set()
@@ -39,7 +41,7 @@ CHILD = textwrap.dedent(
 )
 
 
-def test_a_child_of_the_fork_server_starts_with_the_jobs_modules() -> None:
+def test_a_child_of_the_fork_server_starts_with_the_jobs_modules_and_the_units() -> None:
     from sourcebook.derive.sandbox import PRELOADED
 
     script = CHILD.format(tests=str(TESTS))
@@ -47,4 +49,4 @@ def test_a_child_of_the_fork_server_starts_with_the_jobs_modules() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == repr(sorted(PRELOADED))
+    assert done.stdout.strip() == f"{sorted(PRELOADED)!r} True"
