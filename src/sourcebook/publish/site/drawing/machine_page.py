@@ -10,6 +10,7 @@ from sourcebook.derive.campuses import Carried
 from sourcebook.derive.machine import NO_OWNER, Edge, Holding, Machine
 from sourcebook.incremental import READS
 from sourcebook.model.base import Entity
+from sourcebook.model.refs import Key
 from sourcebook.publish.site.drawing.machine import (
     LAYERS,
     ROLE_ORDER,
@@ -115,6 +116,22 @@ class MachineView:
             out.append((campus, [(name, found) for name, found in layers if found]))
         out.sort(key=lambda item: item[0].title.casefold())
         return out
+
+    @staticmethod
+    def row_key(row: RoleRow) -> tuple[Edge, Key, Key, Key | None]:
+        """What a row of the table of roles shows, but what it reads through the view (the
+        key of its kept block: `pages/kept_blocks.py`)."""
+        source = row.source.key if row.source is not None else None
+        return (row.edge, row.party.key, row.campus.key, source)
+
+    @staticmethod
+    def campus_key(
+        campus: Entity, layers: list[tuple[str, list[RoleRow]]]
+    ) -> tuple[Key, tuple[tuple[str, tuple[tuple[Key, str], ...]], ...]]:
+        """What a campus of the list campus by campus shows, but what it reads through the
+        view (the key of its kept block)."""
+        shown = tuple((name, tuple((r.party.key, r.roles) for r in rows)) for name, rows in layers)
+        return (campus.key, shown)
 
     def owners(self) -> list[OwnerRow]:
         return [self._owner_row(h) for h in self.machine.owners]

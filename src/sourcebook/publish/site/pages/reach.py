@@ -77,6 +77,7 @@ from sourcebook.publish.site.drawing.machine_page import (
 from sourcebook.publish.site.formats.cite_formats import CiteFormat
 from sourcebook.publish.site.formats.feeds import Entry, Feed
 from sourcebook.publish.site.pages.copies import CopyContext
+from sourcebook.publish.site.pages.kept_blocks import KeptBlocks
 from sourcebook.publish.site.pages.links import Links
 from sourcebook.publish.site.pages.page import MachineContext, Page
 from sourcebook.publish.site.pages.releases import Release, ReleaseFile
@@ -178,6 +179,7 @@ def readable() -> dict[type, frozenset[str]]:
         Statement: fields(Statement, "sha256"),
         WatchTally: fields(WatchTally, "total"),
         Page: frozenset({"url", "template", "listed"}),
+        KeptBlocks: frozenset({"_kept"}),  # a `kept` block's own call
         # the view and its parts
         SiteView: frozenset(
             {
@@ -266,7 +268,17 @@ def readable() -> dict[type, frozenset[str]]:
             }
         ),  # fmt: skip
         MachineView: frozenset(
-            {"machine", "drawing", "roles", "rows", "owners", "total", "by_campus"}
+            {
+                "machine",
+                "drawing",
+                "roles",
+                "rows",
+                "owners",
+                "total",
+                "by_campus",
+                "row_key",
+                "campus_key",
+            }
         ),
         # a page's context that only its JSON twin reads
         MachineContext: frozenset(),

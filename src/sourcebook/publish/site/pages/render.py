@@ -33,6 +33,7 @@ from jinja2.loaders import split_template_path
 from sourcebook.incremental import READS, SharedMemo, Token, note_attribute
 from sourcebook.library.report import QuoteReport
 from sourcebook.publish.site.formats import twins
+from sourcebook.publish.site.pages.kept_blocks import KeptBlocks
 from sourcebook.publish.site.pages.page import SEARCH_TEMPLATE, Page
 from sourcebook.publish.site.pages.reach import RecordSandbox
 from sourcebook.publish.site.pages.template_budget import Budget
@@ -82,6 +83,7 @@ def environment(record_root: Path, globals_: dict[str, Any], entities: int = 0) 
         auto_reload=False,
         cache_size=-1,
         bytecode_cache=_compiled_templates(sandboxed=overridden),
+        extensions=[KeptBlocks],
     )
     env.filters.update(FILTERS)
     env.globals.update(globals_)

@@ -81,6 +81,9 @@ class SiteView:
         self.previews = SharedMemo()
         """What each entity's link shows before it is followed (`search.previews`), by the
         entity's key: the next build takes again each that read nothing it changed."""
+        self.blocks = SharedMemo()
+        """The templates' kept blocks (`pages/kept_blocks.py`), by their keys: the next
+        build takes again each that read nothing it changed."""
         self.env: Environment | None = None
         """The templates; set by the build once it has made them (`use_templates`)."""
         self.series = InSeries("")
@@ -135,7 +138,8 @@ class SiteView:
             mine.carry(theirs, changed)
 
     def _shared(self) -> tuple[SharedMemo, ...]:
-        return (*self.prose.shared, *self.citations.shared, *self.query.shared, self.previews)
+        shared = (*self.prose.shared, *self.citations.shared, *self.query.shared)
+        return (*shared, self.previews, self.blocks)
 
     def nav_list(self, current: str) -> Markup:
         """The navigation as `nav.html` lists it, the page at `current` marked: rendered
@@ -164,6 +168,7 @@ class SiteView:
     def use_templates(self, env: Environment) -> None:
         """The templates the pages render with, and the prose's list items too."""
         self.env = self.prose.env = env
+        env.kept_blocks = self.blocks  # type: ignore[attr-defined]
 
     def use_proofs(self, proofs: QuoteReport | None) -> None:
         """What check proved of the quotes, which the sources' citations show."""
