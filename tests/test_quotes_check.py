@@ -14,6 +14,7 @@ from conftest import codes
 
 from sourcebook.cli import main
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import Store
 from sourcebook.library.cache import TextCache
 from sourcebook.library.intake import Details, take_in
 from sourcebook.library.report import Status
@@ -247,6 +248,24 @@ def test_each_text_is_hashed_once_while_its_stat_is_the_same(held, monkeypatch) 
     library = read_record(root, Diagnostics()).library  # type: ignore[union-attr]
     assert library.text_digest("S1") == hashlib.sha256(text.read_bytes()).hexdigest()
     assert library.text_digest("S9") is None
+
+
+def test_a_kept_entry_that_is_not_what_the_library_keeps_is_ignored(held, monkeypatch) -> None:
+    """The Library's parsed cache keeps each file's stat and what was made of it; an entry
+    cut short, or of another shape, is read again from its file, not trusted."""
+    root = held({"sources/story.md": source("“forms a substantial chunk”")})
+    monkeypatch.setattr("sourcebook.read.library.settled_since", lambda: time.time_ns() + 10**12)
+    assert codes(check(root)) == []
+    folder = Store.of(root).folder("library")
+    assert folder is not None
+    kept = folder / "items-v3.json"
+    data = json.loads(kept.read_text())
+    assert {"S1.yaml", "S1.txt"} <= set(data)
+    shapes = iter([lambda e: e[:4], lambda e: {"stat": e[:4]}, lambda e: "S1", lambda e: e[:3]])
+    kept.write_text(json.dumps({name: next(shapes)(entry) for name, entry in data.items()}))
+    assert codes(check(root)) == []
+    (proof,) = check(root).proofs.proofs  # type: ignore[union-attr]
+    assert proof.verified
 
 
 def test_a_second_check_proves_from_the_cache(held, monkeypatch) -> None:

@@ -131,8 +131,8 @@ class _ParsedCache:
     def parse(self, entry: os.DirEntry[str]) -> Any:
         stat = entry.stat()
         signature = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
-        known = self.known.get(entry.name)
-        if known is not None and known[:4] == signature:
+        known = self._kept(entry.name, signature)
+        if known is not None:
             data = known[4]
         else:
             with open(entry.path, "rb") as file:
@@ -154,8 +154,8 @@ class _ParsedCache:
             return None
         signature = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
         name = os.path.basename(path)
-        known = self.known.get(name)
-        if known is not None and known[:4] == signature and isinstance(known[4], str):
+        known = self._kept(name, signature)
+        if known is not None and isinstance(known[4], str):
             sha256 = known[4]
         else:
             try:
@@ -167,6 +167,15 @@ class _ParsedCache:
         if max(stat.st_mtime_ns, stat.st_ctime_ns) < self.settled_ns:
             self.seen[name] = [*signature, sha256]
         return sha256
+
+    def _kept(self, name: str, signature: list[int]) -> list[Any] | None:
+        """What the cache keeps of the file `name` (its stat's four numbers, then what was
+        made of it), where its stat is still `signature`; None where it keeps nothing of it,
+        or what it keeps is not that."""
+        known = self.known.get(name)
+        if not isinstance(known, list) or len(known) != 5 or known[:4] != signature:
+            return None
+        return known
 
     def save(self) -> None:
         if self.path and (self.changed or len(self.seen) != len(self.known)):
