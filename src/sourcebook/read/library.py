@@ -49,6 +49,13 @@ def read_library(root: Path, shown_root: str, diagnostics: Diagnostics) -> Libra
             digest = parsed.digest(library.text_file(item.shelf))
             if digest is not None:
                 library.texts[item.shelf] = digest
+            else:
+                diagnostics.error(
+                    Pos(library.shown_path(f"{item.shelf}.yaml")),
+                    "Q006",
+                    f"{item.shelf} has no text file {item.shelf}.txt",
+                    "re-add the original, or write the transcription of an image there",
+                )
     parsed.save()
     _report_leftovers(library, len(library.items) == len(metadata), diagnostics)
     return library
@@ -219,14 +226,8 @@ def _read_item(
 
 
 def _check_files(item: Item, folder: str, shown: str, diagnostics: Diagnostics) -> None:
-    """The text and the original are there; plain strings, as this runs once an item."""
-    if not os.path.isfile(f"{folder}{item.shelf}.txt"):
-        diagnostics.error(
-            Pos(shown),
-            "Q006",
-            f"{item.shelf} has no text file {item.shelf}.txt",
-            "re-add the original, or write the transcription of an image there",
-        )
+    """The original is there (the text is, where read takes its SHA-256); plain strings, as
+    this runs once an item."""
     try:
         size = os.stat(f"{folder}objects/{item.sha256[:2]}/{item.sha256}").st_size
     except OSError:
