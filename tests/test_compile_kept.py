@@ -281,3 +281,58 @@ def test_a_database_let_go_is_closed_at_once(tmp_path: Path) -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+class _Rows:
+    """One table's rows, as compile gives them to the kept database (`incremental.Fill`)."""
+
+    def __init__(self, table: str, rows: list[tuple]):
+        self.table, self.rows = table, rows
+
+    def write(self, db: sqlite3.Connection) -> None:
+        db.executemany(f'INSERT INTO "{self.table}" VALUES (?, ?)', self.rows)
+
+
+def _digested(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The rows in each digest taken from now on (0 for a digest of anything else)."""
+    from sourcebook.incremental import _database
+
+    taken: list[int] = []
+    digest = _database._digest
+
+    def counted(*parts: object) -> bytes:
+        taken.append(sum(len(p) for p in parts if isinstance(p, list)))
+        return digest(*parts)
+
+    monkeypatch.setattr(_database, "_digest", counted)
+    return taken
+
+
+def test_a_table_whose_rows_are_the_same_is_compared_by_value_not_digested(monkeypatch):
+    """10,000 rows, made again for each fill as compile makes them: no fill digests a
+    table whose rows are equal to the last fill's; one whose value turned from 1 to 1.0
+    (equal in Python, not in SQLite) is written again, and holds a REAL."""
+    from sourcebook.incremental import KeptDatabase
+
+    schema = "CREATE TABLE big (id TEXT, n); CREATE TABLE small (id TEXT, n);"
+    memo = Memo(COMPILED, holding=True)
+
+    def filled_with(n: object) -> bytes:
+        big = _Rows("big", [(f"row {i}", i) for i in range(10_000)])
+        database = KeptDatabase.held(memo, "published", schema)
+        image, _columns = database.fill([big, _Rows("small", [("x", n)])], _settle, "2026")
+        return image
+
+    filled_with(1)
+    digested = _digested(monkeypatch)
+    filled_with(1)
+    assert KeptDatabase.held(memo, "published", schema).written == set()
+    assert max(digested) < 10_000  # the columns' digests said again, not the rows
+    image = filled_with(1.0)
+    assert KeptDatabase.held(memo, "published", schema).written == {"small"}
+    with _opened(image) as db:
+        assert db.execute("SELECT typeof(n) FROM small").fetchone() == ("real",)
+
+
+def _settle(db: sqlite3.Connection, tables: object) -> None:
+    """Nothing to settle."""

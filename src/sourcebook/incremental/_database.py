@@ -4,7 +4,7 @@ A stage that writes a database from rows it makes (compile: the record's tables)
 each run's rows table by table (`Fill`), and how the filled database is then settled
 (`Settle`: compile's reading of the record as of its day, which deletes and moves rows
 and whatever rested on them). A `KeptDatabase` held from run to run in the process
-(`serve`'s) compares each table's rows with the last run's by digest, and writes again only
+(`serve`'s) compares each table's rows with the last run's by value, and writes again only
 the tables whose rows changed and those that rest on them (what the settling read of them,
 noted by SQLite's authorizer as it ran): each emptied and filled in the same order as a
 fresh database is, so its rows keep the same rowids and come back from a scan in the same
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import marshal
 import os
 import sqlite3
@@ -176,8 +177,9 @@ class KeptDatabase:
         self.schema = schema
         self._db: sqlite3.Connection | None = None
         self._closing: weakref.finalize | None = None
-        self._filled: dict[str, bytes] = {}
-        """Each table's rows, as last filled, by digest."""
+        self._filled: dict[str, Sequence[tuple[Any, ...]]] = {}
+        """Each table's rows, as last filled: the next fill compares its own with them by
+        value (`_same`), so that a table whose rows are the same is not digested."""
         self._columns: dict[str, dict[str, bytes]] = {}
         """Each table's columns, as last filled, by digest; '' for its rows alone."""
         self._closures: dict[str, set[Column]] = {}
@@ -219,7 +221,7 @@ class KeptDatabase:
                 return self._fresh(fills, settle, noting=False).serialize(), None
             finally:
                 self._drop()
-        filled = {fill.table: _digest(fill.rows) for fill in fills}
+        filled = {fill.table: fill.rows for fill in fills}
         db = self._db
         try:
             if db is None or settled_as != self._settled_as or filled.keys() != self._filled.keys():
@@ -227,7 +229,7 @@ class KeptDatabase:
                 written = set(filled)
             else:
                 last = self._filled
-                changed = {table for table, digest in filled.items() if digest != last[table]}
+                changed = {table for table, rows in filled.items() if not _same(rows, last[table])}
                 written = self._again(db, fills, settle, changed)
             image = db.serialize()
         except BaseException:
@@ -298,7 +300,7 @@ class KeptDatabase:
         present = {name: kind for name, kind in names}
         views = frozenset(name for name, kind in present.items() if kind == "view")
         other = frozenset(present) - views - set(self._columns)
-        whole = _digest(settled_as, sorted(self._filled.items()))
+        whole = _digest(settled_as, sorted((t, sorted(c.items())) for t, c in self._columns.items()))
         rests_on = {
             table: frozenset(t for t, _ in self._closures.get(table, ())) for table in self._days
         }
@@ -309,6 +311,16 @@ class KeptDatabase:
         if self._closing is not None:
             self._closing()
         self._db, self._filled, self._columns, self._days = None, {}, {}, {}
+
+
+def _same(rows: Sequence[tuple[Any, ...]], last: Sequence[tuple[Any, ...]]) -> bool:
+    """Whether `rows` are `last`'s, value by value and of the same types (SQLite holds 1,
+    1.0 and True apart, where Python's equality does not)."""
+    return rows == last and _types(rows) == _types(last)
+
+
+def _types(rows: Sequence[tuple[Any, ...]]) -> tuple[type, ...]:
+    return tuple(map(type, itertools.chain.from_iterable(rows)))
 
 
 def _column_digests(names: list[str], rows: Sequence[tuple[Any, ...]]) -> dict[str, bytes]:

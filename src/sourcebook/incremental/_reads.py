@@ -42,15 +42,34 @@ _MISSING = object()
 
 
 class SharedMemo(dict):  # type: ignore[type-arg]
-    """A memo of what many pages share, with what making each value read (`Reads.lookup`)."""
+    """A memo of what many pages share, with what making each value read (`Reads.lookup`).
+
+    Carried from build to build (`carry`), it finds the values an edit made stale by the
+    tokens the edit changed, through an index of which values read each token: a save
+    visits the values that read what it changed, not every value the site shares."""
 
     def __init__(self) -> None:
         super().__init__()
         self.reads: dict[Any, frozenset[Token]] = {}
+        self._readers: dict[Token, set[Any]] | None = None
+        """The keys of the values that read each token; made at the first carry from this
+        memo, then kept as values are noted (`note`) and carried."""
 
     def clear(self) -> None:
         super().clear()
         self.reads.clear()
+        self._readers = None
+
+    def note(self, key: Any, value: Any, read: frozenset[Token]) -> None:
+        """Hold `value` under `key`, made by reading `read`."""
+        self[key] = value
+        was = self.reads.get(key)
+        self.reads[key] = read
+        if self._readers is not None:
+            if was is not None:
+                self._unindex(key, was)
+            for token in read:
+                self._readers.setdefault(token, set()).add(key)
 
     def subset(self, keys: Iterable[Any]) -> SharedMemo:
         """The values under `keys` that this holds, with what each read."""
@@ -65,14 +84,51 @@ class SharedMemo(dict):  # type: ignore[type-arg]
     def take(self, other: SharedMemo) -> None:
         """Take in `other`'s values, with what each read (made in another process)."""
         self.update(other)
-        self.reads.update(other.reads)
+        for key, read in other.reads.items():
+            self.note(key, other[key], read)
 
     def carry(self, last: SharedMemo, changed: set[Token]) -> None:
-        """Take from the last build's cache each value that read nothing `changed`."""
-        for key, read in last.reads.items():
-            if read.isdisjoint(changed):
-                self[key] = last[key]
-                self.reads[key] = read
+        """Take from the last build's memo each value that read nothing `changed` (`last`
+        gives its index of readers up to this one)."""
+        if self.reads:  # values of its own: each of the last's compared with them
+            for key, read in last.reads.items():
+                if read.isdisjoint(changed):
+                    self.note(key, last[key], read)
+            return
+        readers = last._index()
+        stale: set[Any] = set()
+        for token in changed:
+            stale.update(readers.get(token, ()))
+        if len(last) == len(last.reads):
+            self.update(last)
+        else:  # a value made with no page open read nothing noted: it is not carried
+            self.update({key: last[key] for key in last.reads})
+        self.reads.update(last.reads)
+        for key in stale:
+            del self[key], self.reads[key]
+            self._unindex(key, last.reads[key], readers)
+        self._readers, last._readers = readers, None
+
+    def _index(self) -> dict[Token, set[Any]]:
+        if self._readers is None:
+            readers: dict[Token, set[Any]] = {}
+            for key, read in self.reads.items():
+                for token in read:
+                    readers.setdefault(token, set()).add(key)
+            self._readers = readers
+        return self._readers
+
+    def _unindex(
+        self, key: Any, read: frozenset[Token], readers: dict[Token, set[Any]] | None = None
+    ) -> None:
+        index = readers if readers is not None else self._readers
+        assert index is not None
+        for token in read:
+            keys = index.get(token)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del index[token]
 
 
 class Reads:
@@ -122,8 +178,8 @@ class Reads:
             self._open[-1].update(read)
             return memo[key]  # type: ignore[no-any-return]
         with self.page() as tokens:
-            value = memo[key] = make(*args)
-        memo.reads[key] = frozenset(tokens)
+            value = make(*args)
+        memo.note(key, value, frozenset(tokens))
         self._open[-1].update(tokens)
         return value
 

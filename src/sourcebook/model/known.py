@@ -46,6 +46,11 @@ from sourcebook.model.refs import Key
 APPARATUS = frozenset({"chapter", "term", "indicator", "test", "chart", "paper"})
 """The kinds that stand on every day: the book's questions, not facts about the world."""
 
+CLOCKED = ("source", "campus", "party", "person", "correction", "scenario")
+"""The kinds the clock reads (their figures and roles among them): with the Library's
+captures and the day the record stands at, all it is computed from. Nothing else the record
+holds changes it."""
+
 PAST_STATUSES = frozenset(
     {
         FigureStatus.OPERATING,

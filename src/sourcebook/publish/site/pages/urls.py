@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 
 from sourcebook.model.base import Entity
 from sourcebook.model.settings import Site
+from sourcebook.runtime.memo import memoized
 
 
 def _term(e: Entity) -> str:
@@ -161,9 +162,11 @@ class Urls:
         return self.origin + url
 
     @staticmethod
+    @memoized(maxsize=1 << 17)
     def file_for(url: str) -> str:
         """The file, relative to the output folder, that serves `url`: a URL whose last
-        segment has no extension is a folder's `index.html`."""
+        segment has no extension is a folder's `index.html` (remembered: every page's file
+        is named at every build)."""
         path = url.split("#", 1)[0].lstrip("/")
         if any(part in (".", "..") for part in path.split("/")):
             raise ValueError(f"{url}: a page's URL may not leave the site")
