@@ -94,7 +94,6 @@ def check_record(
     return proofs
 
 
-
 def _held_clock(record: Record, memo: Memo) -> None:
     """The record's known-day clock (`model/known.py`), where `memo` holds objects from run
     to run (`serve`'s): the last run's where every entity of the kinds it reads
