@@ -101,7 +101,7 @@ def _held_clock(record: Record, memo: Memo) -> None:
     are the same; else computed, and held for the next run."""
     if not memo.holding:
         return
-    parts = [str(record.settings.book.stands_at())]
+    parts: list[str | bytes] = [str(record.settings.book.stands_at())]
     parts += [f"{item.shelf} {item.captured}" for item in record.library]
     for kind in CLOCKED:
         for entity in record.of(kind):

@@ -300,8 +300,8 @@ class KeptDatabase:
         present = {name: kind for name, kind in names}
         views = frozenset(name for name, kind in present.items() if kind == "view")
         other = frozenset(present) - views - set(self._columns)
-        columns = sorted((table, sorted(found.items())) for table, found in self._columns.items())
-        whole = _digest(settled_as, columns)
+        by_table = sorted((table, sorted(found.items())) for table, found in self._columns.items())
+        whole = _digest(settled_as, by_table)
         rests_on = {
             table: frozenset(t for t, _ in self._closures.get(table, ())) for table in self._days
         }
