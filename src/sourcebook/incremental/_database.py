@@ -179,7 +179,10 @@ class KeptDatabase:
         self._closing: weakref.finalize | None = None
         self._filled: dict[str, Sequence[tuple[Any, ...]]] = {}
         """Each table's rows, as last filled: the next fill compares its own with them by
-        value (`_same`), so that a table whose rows are the same is not digested."""
+        value (`_changed`), so that a table whose rows are the same is not digested."""
+        self._types: dict[str, tuple[type, ...]] = {}
+        """The type of each value of a table's rows, as last compared (SQLite holds 1, 1.0
+        and True apart, where Python's equality does not)."""
         self._columns: dict[str, dict[str, bytes]] = {}
         """Each table's columns, as last filled, by digest; '' for its rows alone."""
         self._closures: dict[str, set[Column]] = {}
@@ -229,7 +232,7 @@ class KeptDatabase:
                 written = set(filled)
             else:
                 last = self._filled
-                changed = {table for table, rows in filled.items() if not _same(rows, last[table])}
+                changed = self._changed(filled, last)
                 written = self._again(db, fills, settle, changed)
             image = db.serialize()
         except BaseException:
@@ -308,16 +311,31 @@ class KeptDatabase:
         days = dict(self._days)
         return Columns(tokens, _digest(self.schema), other, whole, views, days, rests_on)
 
+    def _changed(
+        self,
+        filled: dict[str, Sequence[tuple[Any, ...]]],
+        last: dict[str, Sequence[tuple[Any, ...]]],
+    ) -> set[str]:
+        """The tables whose rows differ from the last fill's, by value or by type."""
+        changed: set[str] = set()
+        types = self._types
+        for table, rows in filled.items():
+            if rows != last[table]:
+                changed.add(table)
+                types.pop(table, None)
+                continue
+            now = _types(rows)
+            was = types.get(table)
+            if now != (was if was is not None else _types(last[table])):
+                changed.add(table)
+            types[table] = now
+        return changed
+
     def _drop(self) -> None:
         if self._closing is not None:
             self._closing()
         self._db, self._filled, self._columns, self._days = None, {}, {}, {}
-
-
-def _same(rows: Sequence[tuple[Any, ...]], last: Sequence[tuple[Any, ...]]) -> bool:
-    """Whether `rows` are `last`'s, value by value and of the same types (SQLite holds 1,
-    1.0 and True apart, where Python's equality does not)."""
-    return rows == last and _types(rows) == _types(last)
+        self._types = {}
 
 
 def _types(rows: Sequence[tuple[Any, ...]]) -> tuple[type, ...]:
