@@ -140,6 +140,25 @@ def test_a_job_is_given_again_while_what_it_read_is_unchanged(root: Path) -> Non
     assert remembered.hits == 1
 
 
+def test_what_derive_gives_again_has_the_version_it_had(root: Path) -> None:
+    """A prose edit: derive given again, of the same version (which the site's pages take
+    as they were, `Table.version`); a campus retitled: another. Where nothing keeps its
+    run, it is still versioned by what its child gave."""
+    kept = Memos.in_memory(serving=True)
+    first = derive_checked(check(root, kept=kept), kept.queries)
+    assert first.version
+    term = root / "terms" / "cluster.md"
+    term.write_text(term.read_text() + "\nMore prose.\n")
+    again = derive_checked(check(root, kept=kept), kept.queries)
+    assert again.version == first.version and again == first and again is not first
+    campus = root / "campuses" / "stargate-uae.md"
+    campus.write_text(campus.read_text().replace("title: Stargate UAE", "title: Stargate AD"))
+    changed = derive_checked(check(root, kept=kept), kept.queries)
+    assert changed.version != first.version and changed != first
+    alone = derive_checked(check(root))
+    assert alone == changed and alone.version == changed.version
+
+
 def test_another_job_or_another_day_is_not_given_the_first_ones_value(root: Path) -> None:
     remembered = QueryRuns()
     image = image_of(root)

@@ -179,6 +179,45 @@ def test_a_build_in_the_same_process_digests_no_entry_it_can_compare_by_value() 
     assert from_disk[("derived", "as_of")] == digests[("derived", "as_of")]
 
 
+class Compared:
+    """A value that counts how often it is compared."""
+
+    compared = 0
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __eq__(self, other: object) -> bool:
+        Compared.compared += 1
+        return isinstance(other, Compared) and other.n == self.n
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_a_table_of_the_version_the_last_build_had_is_not_compared() -> None:
+    """What derive gave again (its version the same: `Derived.version`) keeps every
+    digest without comparing one value; another version compares them, and finds which
+    changed; a table of no version compares as before."""
+    first: dict = {}
+    table = Table(("derived", "campus"), {n: Compared(n) for n in range(1000)}, version=b"v1")
+    digests = compared_digests([table], Digester(), values=first)
+    versions = {table.name: table.version}
+
+    def again(version: bytes, change: int | None = None) -> dict:
+        entries = {n: Compared(n if n != change else -1) for n in range(1000)}
+        later = Table(("derived", "campus"), entries, version=version)
+        Compared.compared = 0
+        return compared_digests([later], Digester(), first, digests, {}, versions)
+
+    assert again(b"v1") == digests and Compared.compared == 0
+    changed = again(b"v2", change=7)
+    assert Compared.compared == 1000
+    assert {t for t in changed if changed[t] != digests[t]} == {("derived", "campus", 7)}
+    unversioned = again(b"", change=7)
+    assert Compared.compared == 1000
+    assert unversioned[("derived", "campus", 7)] != digests[("derived", "campus", 7)]
+
+
 NOTING = {"note", "note_all", "entity"}
 
 

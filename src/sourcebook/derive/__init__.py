@@ -22,7 +22,7 @@ The site and the data releases read these, each from a compiled record opened wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sourcebook.check.result import Checked
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError, open_image, open_record
@@ -30,7 +30,7 @@ from sourcebook.derive.campuses import CampusState, campus_order, campus_states
 from sourcebook.derive.charts import ChartData, Overview, chart_data, overview
 from sourcebook.derive.machine import EMPTY as EMPTY_MACHINE
 from sourcebook.derive.machine import Machine, machine
-from sourcebook.derive.sandbox import isolated
+from sourcebook.derive.sandbox import versioned
 from sourcebook.derive.scenarios import ScenarioError, ScenarioResult, scenario, scenarios
 from sourcebook.derive.scorecard import Answer, FigureRef, Point, Row, history_months, scorecard
 from sourcebook.derive.timeline import (
@@ -67,6 +67,9 @@ class Derived:
     """Each campus's stage, evidenced power and chips on the record's day, by id."""
     campus_order: tuple[tuple[str, str], ...] = ()
     """Every campus's (id, name) in the order its charts' colours follow (`campus_order`)."""
+    version: bytes = field(default=b"", compare=False)
+    """A digest of all the rest holds, where derive's run was pickled (`sandbox.versioned`);
+    else b''. Two values of one version are equal: a page that compares them need not."""
 
     def row(self, indicator: str) -> Row | None:
         return next((r for r in self.rows if r.indicator == indicator), None)
@@ -111,7 +114,8 @@ def derive_checked(checked: Checked, runs: QueryRuns | None = None) -> Derived:
     the database check compiled; the record's own queries run in the sandbox; `runs`
     as for `isolated`."""
     assert checked.image is not None
-    return isolated(checked.image, derive_all, runs=runs)
+    derived, version = versioned(checked.image, derive_all, runs=runs)
+    return replace(derived, version=version) if version else derived
 
 
 __all__ = [

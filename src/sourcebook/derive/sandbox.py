@@ -37,7 +37,7 @@ from sourcebook.children import (
 )
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError, Result, open_image
 from sourcebook.compile.noted import Column, digests, noting
-from sourcebook.incremental import Columns, QueryRuns, run_key
+from sourcebook.incremental import Columns, QueryRuns, run_key, version_of
 
 T = TypeVar("T")
 
@@ -72,6 +72,17 @@ def isolated(
     read of its record differs in `image`, its value is given again instead; where it must
     run, each of its queries whose key is among the last run's answers (`Monitor.key`: what
     the query reads on its day, as `image` says) is given that answer again."""
+    return versioned(image, job, seconds, runs)[0]
+
+
+def versioned(
+    image: bytes,
+    job: Callable[[CompiledRecord], T],
+    seconds: float | None = None,
+    runs: QueryRuns | None = None,
+) -> tuple[T, bytes]:
+    """`isolated`'s value, with its version: a digest of it as pickled (`version_of`), where
+    it was pickled (run in a child, or kept in `runs`); else b''."""
     found = _given_again(image, job, seconds, runs)
     if found is not None:
         return found
@@ -96,7 +107,7 @@ def isolated(
         runs.ran += len(known.keys() - given)
         said = {k: v for k, v in known.items() if k[1] is not None and isinstance(v, Result)}
         runs.keep_outcomes(key, said)
-    return pickle.loads(value)  # type: ignore[no-any-return]
+    return pickle.loads(value), version_of(value)
 
 
 def in_process(
@@ -109,28 +120,32 @@ def in_process(
     sourcebook's own SQL alone, none of the record's. Kept in `runs`, and given again, as
     `isolated` keeps a run."""
     found = _given_again(image, job, seconds, runs)
-    return found if found is not None else _here(image, job, seconds, runs)
+    return (found if found is not None else _here(image, job, seconds, runs))[0]
 
 
 def _given_again(
     image: bytes, job: Callable[[CompiledRecord], T], seconds: float | None, runs: QueryRuns | None
-) -> T | None:
-    """The value of the job's last run in `runs`, where nothing it read differs in `image`."""
+) -> tuple[T, bytes] | None:
+    """The value of the job's last run in `runs`, with its version, where nothing it read
+    differs in `image`."""
     if runs is None:
         return None
-    return runs.lookup(run_key(job, seconds), partial(_digests, image))  # type: ignore[no-any-return]
+    return runs.lookup_versioned(run_key(job, seconds), partial(_digests, image))
 
 
 def _here(
     image: bytes, job: Callable[[CompiledRecord], T], seconds: float | None, runs: QueryRuns | None
-) -> T:
-    """`job(db)` run in this process, its run recorded in `runs` with what it read."""
+) -> tuple[T, bytes]:
+    """`job(db)` run in this process, its run recorded in `runs` with what it read; with its
+    version where it was recorded."""
     with noting() as noted, open_image(image, seconds) as db:
         made = job(db)
-    if runs is not None:
-        digests = partial(_digests, image)
-        runs.record(run_key(job, seconds), frozenset(noted), digests, pickle.dumps(made))
-    return made
+    if runs is None:
+        return made, b""
+    digests = partial(_digests, image)
+    pickled = pickle.dumps(made)
+    runs.record(run_key(job, seconds), frozenset(noted), digests, pickled)
+    return made, version_of(pickled)
 
 
 def _digests(image: bytes, noted: frozenset[Column]) -> dict[str, bytes]:

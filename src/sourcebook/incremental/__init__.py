@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from sourcebook.incremental._memo import Memo, key_of
     from sourcebook.incremental._memos import CHECKED, COMPILED, LINKED, PARSED, Memos
     from sourcebook.incremental._reads import READS, Reads, SharedMemo, Token
-    from sourcebook.incremental._runs import QueryRuns, run_key
+    from sourcebook.incremental._runs import QueryRuns, run_key, version_of
     from sourcebook.incremental._seen import (
         ADDED,
         DELETED,
@@ -115,6 +115,7 @@ _HOME = {
     "Token": "_reads",
     "QueryRuns": "_runs",
     "run_key": "_runs",
+    "version_of": "_runs",
     "ADDED": "_seen",
     "DELETED": "_seen",
     "MARGIN_NS": "_seen",
@@ -189,6 +190,7 @@ __all__ = [
     "read_field",
     "read_fields",
     "run_key",
+    "version_of",
     "settled_since",
     "stat_of",
 ]

@@ -62,7 +62,12 @@ class Digester:
             fields = [*value.__dict__.items(), *(value.__pydantic_extra__ or {}).items()]
             text = f"{name}({','.join(f'{k}={self._text(v)}' for k, v in fields)})"
         elif is_dataclass(value):
-            shown = [f"{f.name}={self._text(getattr(value, f.name))}" for f in fields_of(value)]
+            # a field that equality leaves out (a cache, a version) makes no other value
+            shown = [
+                f"{f.name}={self._text(getattr(value, f.name))}"
+                for f in fields_of(value)
+                if f.compare
+            ]
             text = f"{name}({','.join(shown)})"
         elif isinstance(value, array):
             text = f"{name}({value.typecode}:{value.tobytes().hex()})"

@@ -10,6 +10,8 @@ value is pickled, which is safe from this process's own child and from nothing e
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import pickle
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -28,6 +30,17 @@ class Ran:
     value: bytes
     """The job's value, pickled by this process's own child: given as new objects each
     time, so that no build can change what the next is given."""
+
+    @functools.cached_property
+    def version(self) -> bytes:
+        """A digest of the value (`version_of`)."""
+        return version_of(self.value)
+
+
+def version_of(pickled: bytes) -> bytes:
+    """A digest of a job's value as pickled: two values of one version are equal, so a
+    build that is given the same version as the last need not compare what it holds."""
+    return hashlib.sha256(pickled).digest()
 
 
 def run_key(*inputs: Hashable) -> bytes:
@@ -58,6 +71,11 @@ class QueryRuns:
     def lookup(self, key: bytes, digests: Digests) -> Any | None:
         """The value of the run recorded under `key`, as new objects, where `digests` of
         the columns it read are the same as then; None where there is none."""
+        found = self.lookup_versioned(key, digests)
+        return found[0] if found is not None else None
+
+    def lookup_versioned(self, key: bytes, digests: Digests) -> tuple[Any, bytes] | None:
+        """`lookup`'s value with its version (`version_of`)."""
         last = self._runs.pop(key, None)
         if last is None:
             return None
@@ -65,7 +83,7 @@ class QueryRuns:
         if digests(last.noted) != last.digests:
             return None
         self.hits += 1
-        return pickle.loads(last.value)
+        return pickle.loads(last.value), last.version
 
     def outcomes(self, key: bytes) -> dict[Any, Any]:
         """The answers to its queries the last run of the job under `key` kept, by each

@@ -117,18 +117,23 @@ class Table(Generic[K, V]):
     its key. `entries`: the values (or what lists them when asked); `make`: where given,
     what makes the value of one key when a page asks for it, and then `entries` (if any)
     is only what the next build compares. A table without entries is compared by what its
-    values are made from: the record's entities and links (the site's `Snapshot`)."""
+    values are made from: the record's entities and links (the site's `Snapshot`).
+    `version`: where given, a digest of all its entries hold (derive's parts: the version of
+    what derive gave): where the last build's table of the same name had the same version,
+    its entries are known equal to the last's, and are not compared."""
 
     def __init__(
         self,
         name: tuple[str, ...],
         entries: Mapping[K, V] | Callable[[], Mapping[K, V]] | None = None,
         make: Callable[[K], V] | None = None,
+        version: bytes = b"",
     ):
         assert entries is not None or make is not None, "entries, or how to make one"
         self.name = name
         self._entries = entries
         self._make = make
+        self.version = version
 
     @property
     def compared(self) -> bool:
@@ -168,6 +173,7 @@ def compared_digests(
     last_values: Mapping[Token, Any] | None = None,
     last_digests: Mapping[Token, bytes] | None = None,
     values: dict[Token, Any] | None = None,
+    last_versions: Mapping[tuple[str, ...], bytes] | None = None,
 ) -> dict[Token, bytes]:
     """The digest of every entry of the tables a build compares by their entries, by its
     token: the last build's (`last_digests`) where its value (`last_values`, this process's
@@ -175,19 +181,24 @@ def compared_digests(
     that differs from it is not digested either, but given a digest no other value has (it
     changed: that is all the next comparison asks, and a build in this process compares it
     by its value again). `values`, where given, is filled with each entry's value, for the
-    next build to compare."""
+    next build to compare. `last_versions`: the last build's tables' versions, by name (see
+    `Table`): a table of the same version takes each digest of the last as it is."""
     was = last_values or {}
     digests = last_digests or {}
+    versions = last_versions or {}
     found: dict[Token, bytes] = {}
     for table in tables:
         if not table.compared:
             continue
+        same = bool(table.version) and versions.get(table.name) == table.version
         for token, value in table.entries():
             if values is not None:
                 values[token] = value
             known = digests.get(token)
             if known is None or token not in was:
                 found[token] = digester.digest(value)
+            elif same or was[token] == value:
+                found[token] = known
             else:
-                found[token] = known if was[token] == value else os.urandom(len(known))
+                found[token] = os.urandom(len(known))
     return found

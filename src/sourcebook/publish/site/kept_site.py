@@ -168,6 +168,9 @@ class Snapshot:
     the next compares each value with its own, and takes the digests of those that are
     equal as they are rather than digesting them again. Not kept on disk: a snapshot read
     back digests all."""
+    versions: dict[tuple[str, ...], bytes] = field(default_factory=dict)
+    """The version of each of those tables that has one (`incremental.Table`), by name,
+    where `values` are kept: the next takes a table of the same version as it was."""
 
     @classmethod
     def of(
@@ -281,8 +284,10 @@ def _compared(
     and the values, by token."""
     values: dict[Token, Any] = {}
     was, digests = (last.values, last.compared) if last is not None else (None, None)
-    compared = incremental.compared_digests(tables, digester, was, digests, values)
-    return {"compared": compared, "values": values}
+    versions = last.versions if last is not None else None
+    compared = incremental.compared_digests(tables, digester, was, digests, values, versions)
+    now = {table.name: table.version for table in tables if table.compared and table.version}
+    return {"compared": compared, "values": values, "versions": now}
 
 
 def _reads_by_entity(graph: Graph) -> dict[Key, dict[str, Any]]:

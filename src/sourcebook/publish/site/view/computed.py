@@ -7,6 +7,7 @@ only finds what derive computed and words or draws it for a reader.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import partial
 from typing import Any
 
 from markupsafe import Markup
@@ -60,15 +61,17 @@ class Computed:
             for t in found
             for p in t.points
         }
-        self._whole: Table[str, Any] = Table(("derived",), {"*": derived, "as_of": derived.as_of})
-        self._rows = Table(("derived", "row"), {r.indicator: r for r in derived.rows})
-        self._verdicts = Table(("derived", "verdict"), {v.test: v for v in derived.verdicts})
-        self._timelines = Table(("derived", "timelines"), dict(derived.timelines))
-        self._conflicts = Table(("derived", "conflicts"), dict(conflicts))
-        self._points = Table(("derived", "point"), {f: p for f, (_, p) in owners.items()})
-        self._owners = Table(("derived", "owner"), {f: o for f, (o, _) in owners.items()})
-        self._campuses = Table(("derived", "campus"), dict(derived.campuses))
-        self._scenarios = Table(("derived", "scenario"), {s.id: s for s in derived.scenarios})
+        # each part made of `derived` alone: of its version (where derive knew it)
+        of = partial(Table, version=derived.version)
+        self._whole: Table[str, Any] = of(("derived",), {"*": derived, "as_of": derived.as_of})
+        self._rows = of(("derived", "row"), {r.indicator: r for r in derived.rows})
+        self._verdicts = of(("derived", "verdict"), {v.test: v for v in derived.verdicts})
+        self._timelines = of(("derived", "timelines"), dict(derived.timelines))
+        self._conflicts = of(("derived", "conflicts"), dict(conflicts))
+        self._points = of(("derived", "point"), {f: p for f, (_, p) in owners.items()})
+        self._owners = of(("derived", "owner"), {f: o for f, (o, _) in owners.items()})
+        self._campuses = of(("derived", "campus"), dict(derived.campuses))
+        self._scenarios = of(("derived", "scenario"), {s.id: s for s in derived.scenarios})
 
     def derived_is(self, derived: Derived) -> bool:
         """Whether this shows `derived` itself (not noted: no page reads by it)."""
