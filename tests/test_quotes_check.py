@@ -383,3 +383,63 @@ def test_a_state_folder_that_is_a_link_keeps_nothing(held, tmp_path) -> None:
     (root / ".sourcebook-cache").symlink_to(outside)
     assert codes(check(root)) == []
     assert list(outside.iterdir()) == []
+
+
+def _verified(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The claims of each proof made from now on (not given again)."""
+    from sourcebook.library import verify
+
+    made: list[int] = []
+    prove = verify._verified
+
+    def counted(record, graph, claims, cache):  # type: ignore[no-untyped-def]
+        made.append(len(claims))
+        return prove(record, graph, claims, cache)
+
+    monkeypatch.setattr(verify, "_verified", counted)
+    return made
+
+
+def test_serve_proves_the_quotes_again_only_where_what_they_rest_on_changed(
+    held, monkeypatch
+) -> None:
+    """A save that leaves every claim, the Library and each source's copies as they were is
+    given the last report, and what it reported; a quote edited, a text changed or a copy
+    named by another source is proved again. Each time, what check says is what a check
+    that keeps nothing says."""
+    from sourcebook.incremental import Memos
+
+    root = held(
+        {"sources/story.md": source("“forms a substantial chunk”"), "terms/capacity.md": TERM}
+    )
+    monkeypatch.setattr("sourcebook.read.library.settled_since", lambda: time.time_ns() + 10**12)
+    kept = Memos.in_memory(serving=True)
+    first = check(root, kept=kept)
+    made = _verified(monkeypatch)
+
+    def again() -> list[str]:
+        checked = check(root, kept=kept)
+        fresh = check(root)
+        assert checked.diagnostics.items == fresh.diagnostics.items
+        assert checked.proofs is not None and fresh.proofs is not None
+        assert checked.proofs.proofs == fresh.proofs.proofs
+        return [code for code in codes(checked) if code.startswith("Q")]
+
+    term = root / "terms" / "capacity.md"
+    term.write_text(TERM + "Capacity is what a campus can run.\n", encoding="utf-8")
+    assert again() == [] and made == [1]  # the fresh check's own: serve's was given again
+    assert check(root, kept=kept).proofs is first.proofs
+    story = root / "sources" / "story.md"
+    said = story.read_text(encoding="utf-8")
+    story.write_text(said.replace("substantial", "large"), encoding="utf-8")
+    assert "Q001" in again() and made == [1, 1, 1]
+    story.write_text(said, encoding="utf-8")
+    (root / "library" / "S1.txt").write_text(STORY.replace("substantial", "big"), "utf-8")
+    assert "Q001" in again() and len(made) == 5
+    (root / "library" / "S1.txt").write_text(STORY, "utf-8")
+    assert again() == [] and len(made) == 7
+    assert again() == [] and len(made) == 8  # nothing changed: the fresh check's alone
+    assert "library: [S1]" in said
+    story.write_text(said.replace("library: [S1]", "library: [S1, S1]"), encoding="utf-8")
+    again()
+    assert len(made) == 10  # the source's copies named anew: proved again

@@ -5,8 +5,8 @@ The proof is returned, for the stages after check (see `check/result.py`).
 
 from __future__ import annotations
 
-from sourcebook.diagnostics import Diagnostics, Pos, did_you_mean
-from sourcebook.incremental import Memo
+from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, did_you_mean
+from sourcebook.incremental import CHECKED, Memo, key_of
 from sourcebook.library.report import Proof, QuoteReport, Status
 from sourcebook.library.verify import verify_quotes
 from sourcebook.link.graph import Graph
@@ -22,8 +22,7 @@ def check_quotes(
     """`kept`: what each entity's lists quote, from earlier runs (`verify.quote_claims`)."""
     _check_shelves(record, diagnostics)
     report = verify_quotes(record, graph, kept=kept)
-    for proof in report.proofs:
-        _report(proof, diagnostics)
+    diagnostics.extend(_reported(report, kept))
     for _owner, pos in graph.unbalanced:
         diagnostics.warning(
             pos,
@@ -65,6 +64,23 @@ def _check_shelves(record: Record, diagnostics: Diagnostics) -> None:
                 f"{item.shelf} is held for no source",
                 "name it in the 'library:' list of the source it is a copy of",
             )
+
+
+def _reported(report: QuoteReport, kept: Memo | None) -> list[Diagnostic]:
+    """What the proofs report; the last run's where `kept` holds the same report (`serve`,
+    where nothing the proofs rest on changed: `verify_quotes`)."""
+    last = kept.held(_REPORTED) if kept is not None else None
+    if last is not None and last[0] is report:
+        return last[1]  # type: ignore[no-any-return]
+    found = Diagnostics()
+    for proof in report.proofs:
+        _report(proof, found)
+    if kept is not None:
+        kept.hold(_REPORTED, (report, found.items))
+    return found.items
+
+
+_REPORTED = key_of(CHECKED, "what the quotes' proofs report, held")
 
 
 def _report(proof: Proof, diagnostics: Diagnostics) -> None:

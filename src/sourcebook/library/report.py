@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -95,6 +96,10 @@ class QuoteReport:
     _by_owner: dict[Key, list[int]] = field(default_factory=dict, repr=False, compare=False)
     _grouped: int = field(default=-1, repr=False, compare=False)
     """How many proofs there were when they were last grouped by source and owner."""
+    version: bytes = field(default_factory=lambda: os.urandom(16), repr=False, compare=False)
+    """This report's own: a report given again from save to save (`verify.verify_quotes`
+    in `serve`) keeps it, so that what is made of it alone (a page's proven quotes) is
+    known the same by it, without comparing."""
 
     def add(self, proof: Proof) -> None:
         self.proofs.append(proof)

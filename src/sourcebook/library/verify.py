@@ -40,18 +40,50 @@ def verify_quotes(
     record: Record, graph: Claims, cache: TextCache | None = None, kept: Memo | None = None
 ) -> QuoteReport:
     """The proof of every quote claim whose source is in the record. `kept`: the quotes
-    each entity's lists hold, by what the entity was read from (`quote_claims`)."""
-    if cache is None:
-        # A record without a Library keeps no texts: it has none to normalize.
-        cache = TextCache.for_record(record.root) if len(record.library) else TextCache(None)
-        try:
-            return verify_quotes(record, graph, cache, kept)
-        finally:
-            cache.close()
+    each entity's lists hold, by what the entity was read from (`quote_claims`); where it
+    holds objects from run to run (`serve`'s), the last run's report is given again where
+    it proved the same claims against the same Library."""
+    claims = quote_claims(record, graph, kept)
+    if kept is None or not kept.holding:
+        return _verified(record, graph, claims, cache)
+    # `serve`: the last save's report, where it proved the same claims against the same
+    # Library, each source holding the same copies
+    holders = {s.id: tuple(getattr(s, "library", ())) for s in record.of("source")}
+    library = record.library
+    proved = (claims, list(graph.marked), dict(library.items), dict(library.texts), holders)
+    last = kept.held(_PROVED)
+    if last is not None and last[0] == proved:
+        return last[1]  # type: ignore[no-any-return]
+    report = _verified(record, graph, claims, cache)
+    kept.hold(_PROVED, (proved, report))
+    return report
+
+
+_PROVED = key_of(CHECKED, "the quotes' proofs, held")
+
+
+def _verified(
+    record: Record, graph: Claims, claims: list[QuoteClaim], cache: TextCache | None
+) -> QuoteReport:
+    """The proof of each of `claims`, the Library's texts normalized through `cache` (the
+    record's own where None)."""
+    if cache is not None:
+        return _proved(record, graph, claims, cache)
+    # A record without a Library keeps no texts: it has none to normalize.
+    cache = TextCache.for_record(record.root) if len(record.library) else TextCache(None)
+    try:
+        return _proved(record, graph, claims, cache)
+    finally:
+        cache.close()
+
+
+def _proved(
+    record: Record, graph: Claims, claims: list[QuoteClaim], cache: TextCache
+) -> QuoteReport:
     library = record.library
     report = QuoteReport(marked=[(owner, mark) for owner, mark, _pos in graph.marked])
     by_source: dict[str, list[QuoteClaim]] = defaultdict(list)
-    for claim in quote_claims(record, graph, kept):
+    for claim in claims:
         by_source[claim.source or ""].append(claim)
     missing: list[Proof] = []
     for source_id in sorted(by_source):

@@ -19,7 +19,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from sourcebook.derive import Derived
-from sourcebook.incremental import READS, SharedMemo, Store, Table, Token, TracedRecord
+from sourcebook.incremental import READS, SharedMemo, Store, Table, Token, TracedRecord, key_of
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
 from sourcebook.model.record import Record
@@ -171,8 +171,13 @@ class SiteView:
         env.kept_blocks = self.blocks  # type: ignore[attr-defined]
 
     def use_proofs(self, proofs: QuoteReport | None) -> None:
-        """What check proved of the quotes, which the sources' citations show."""
+        """What check proved of the quotes, which the sources' citations show. Each
+        source's proven quotes are made of the report and the source's id alone: the
+        table of them is of the report's version and the sources' ids (`Table.version`)."""
         self.citations.proofs = proofs
+        if proofs is not None:
+            ids = [source.id for source in Record.of(self.record, "source")]
+            self.citations.proven_table.version = key_of("proven", proofs.version, *ids)
         self.query.watch.use_proofs(proofs)
 
     def use_derived(self, derived: Derived) -> None:
