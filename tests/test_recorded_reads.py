@@ -196,22 +196,29 @@ class Compared:
 
 def test_a_table_of_the_version_the_last_build_had_is_not_compared() -> None:
     """What derive gave again (its version the same: `Derived.version`) keeps every
-    digest without comparing one value; another version compares them, and finds which
-    changed; a table of no version compares as before."""
+    digest without listing or comparing one value; another version compares them, and
+    finds which changed; a table of no version compares as before."""
     first: dict = {}
-    table = Table(("derived", "campus"), {n: Compared(n) for n in range(1000)}, version=b"v1")
-    digests = compared_digests([table], Digester(), values=first)
-    versions = {table.name: table.version}
+    listed: list[int] = []
+
+    def entries(change: int | None = None) -> dict[int, Compared]:
+        listed.append(change or 0)
+        return {n: Compared(n if n != change else -1) for n in range(1000)}
+
+    table = Table(("derived", "campus"), entries, version=b"v1")
+    versions: dict = {}
+    digests = compared_digests([table], Digester(), None, None, first, None, versions)
+    assert versions[table.name].version == b"v1" and len(versions[table.name].tokens) == 1000
 
     def again(version: bytes, change: int | None = None) -> dict:
-        entries = {n: Compared(n if n != change else -1) for n in range(1000)}
-        later = Table(("derived", "campus"), entries, version=version)
+        later = Table(("derived", "campus"), lambda: entries(change), version=version)
         Compared.compared = 0
-        return compared_digests([later], Digester(), first, digests, {}, versions)
+        listed.clear()
+        return compared_digests([later], Digester(), first, digests, {}, versions, {})
 
-    assert again(b"v1") == digests and Compared.compared == 0
+    assert again(b"v1") == digests and Compared.compared == 0 and listed == []
     changed = again(b"v2", change=7)
-    assert Compared.compared == 1000
+    assert Compared.compared == 1000 and listed == [7]
     assert {t for t in changed if changed[t] != digests[t]} == {("derived", "campus", 7)}
     unversioned = again(b"", change=7)
     assert Compared.compared == 1000

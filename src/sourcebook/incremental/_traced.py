@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Hashable, Iterator, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from sourcebook.incremental._digests import Digester
 from sourcebook.incremental._reads import READS, Token
@@ -173,7 +173,8 @@ def compared_digests(
     last_values: Mapping[Token, Any] | None = None,
     last_digests: Mapping[Token, bytes] | None = None,
     values: dict[Token, Any] | None = None,
-    last_versions: Mapping[tuple[str, ...], bytes] | None = None,
+    last_versions: Mapping[tuple[str, ...], Versioned] | None = None,
+    versions: dict[tuple[str, ...], Versioned] | None = None,
 ) -> dict[Token, bytes]:
     """The digest of every entry of the tables a build compares by their entries, by its
     token: the last build's (`last_digests`) where its value (`last_values`, this process's
@@ -181,24 +182,43 @@ def compared_digests(
     that differs from it is not digested either, but given a digest no other value has (it
     changed: that is all the next comparison asks, and a build in this process compares it
     by its value again). `values`, where given, is filled with each entry's value, for the
-    next build to compare. `last_versions`: the last build's tables' versions, by name (see
-    `Table`): a table of the same version takes each digest of the last as it is."""
+    next build to compare. `last_versions`: the last build's tables that have a version
+    (see `Table`), with their tokens, by name: a table of the same version is taken as it
+    was, its entries neither listed nor compared; `versions`, where given, is filled with
+    this build's."""
     was = last_values or {}
     digests = last_digests or {}
-    versions = last_versions or {}
     found: dict[Token, bytes] = {}
     for table in tables:
         if not table.compared:
             continue
-        same = bool(table.version) and versions.get(table.name) == table.version
+        last = (last_versions or {}).get(table.name)
+        if last is not None and table.version and last.version == table.version:
+            if all(token in digests and token in was for token in last.tokens):
+                for token in last.tokens:
+                    found[token] = digests[token]
+                    if values is not None:
+                        values[token] = was[token]
+                if versions is not None:
+                    versions[table.name] = last
+                continue
+        listed: list[Token] = []
         for token, value in table.entries():
+            listed.append(token)
             if values is not None:
                 values[token] = value
             known = digests.get(token)
             if known is None or token not in was:
                 found[token] = digester.digest(value)
-            elif same or was[token] == value:
-                found[token] = known
             else:
-                found[token] = os.urandom(len(known))
+                found[token] = known if was[token] == value else os.urandom(len(known))
+        if versions is not None and table.version:
+            versions[table.name] = Versioned(table.version, tuple(listed))
     return found
+
+
+class Versioned(NamedTuple):
+    """A table of a version (see `Table`), with the tokens of its entries."""
+
+    version: bytes
+    tokens: tuple[Token, ...]

@@ -168,9 +168,10 @@ class Snapshot:
     the next compares each value with its own, and takes the digests of those that are
     equal as they are rather than digesting them again. Not kept on disk: a snapshot read
     back digests all."""
-    versions: dict[tuple[str, ...], bytes] = field(default_factory=dict)
-    """The version of each of those tables that has one (`incremental.Table`), by name,
-    where `values` are kept: the next takes a table of the same version as it was."""
+    versions: dict[tuple[str, ...], incremental.Versioned] = field(default_factory=dict)
+    """The version of each of those tables that has one (`incremental.Table`), with its
+    entries' tokens, by name, where `values` are kept: the next takes a table of the same
+    version as it was."""
 
     @classmethod
     def of(
@@ -284,10 +285,12 @@ def _compared(
     and the values, by token."""
     values: dict[Token, Any] = {}
     was, digests = (last.values, last.compared) if last is not None else (None, None)
-    versions = last.versions if last is not None else None
-    compared = incremental.compared_digests(tables, digester, was, digests, values, versions)
-    now = {table.name: table.version for table in tables if table.compared and table.version}
-    return {"compared": compared, "values": values, "versions": now}
+    last_versions = last.versions if last is not None else None
+    versions: dict[tuple[str, ...], incremental.Versioned] = {}
+    compared = incremental.compared_digests(
+        tables, digester, was, digests, values, last_versions, versions
+    )
+    return {"compared": compared, "values": values, "versions": versions}
 
 
 def _reads_by_entity(graph: Graph) -> dict[Key, dict[str, Any]]:
