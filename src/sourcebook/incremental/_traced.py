@@ -193,15 +193,15 @@ def compared_digests(
         if not table.compared:
             continue
         last = (last_versions or {}).get(table.name)
-        if last is not None and table.version and last.version == table.version:
-            if all(token in digests and token in was for token in last.tokens):
-                for token in last.tokens:
-                    found[token] = digests[token]
-                    if values is not None:
-                        values[token] = was[token]
-                if versions is not None:
-                    versions[table.name] = last
-                continue
+        if _same_version(table, last, digests, was):
+            assert last is not None
+            for token in last.tokens:
+                found[token] = digests[token]
+                if values is not None:
+                    values[token] = was[token]
+            if versions is not None:
+                versions[table.name] = last
+            continue
         listed: list[Token] = []
         for token, value in table.entries():
             listed.append(token)
@@ -215,6 +215,18 @@ def compared_digests(
         if versions is not None and table.version:
             versions[table.name] = Versioned(table.version, tuple(listed))
     return found
+
+
+def _same_version(
+    table: Table[Any, Any],
+    last: Versioned | None,
+    digests: Mapping[Token, bytes],
+    was: Mapping[Token, Any],
+) -> bool:
+    """Whether `table` is of the version it was last, whose every entry is known."""
+    if last is None or not table.version or last.version != table.version:
+        return False
+    return all(token in digests and token in was for token in last.tokens)
 
 
 class Versioned(NamedTuple):
