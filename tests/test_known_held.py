@@ -84,3 +84,16 @@ def test_a_check_that_keeps_nothing_in_memory_computes_its_own(
     _clock(root, Memos.in_memory())
     _clock(root, Memos.in_memory())
     assert len(computed) == 2
+
+
+def test_the_kinds_a_day_may_cut_part_of_are_those_with_figures_roles_or_corrections() -> None:
+    """The as-of cut looks for later figures and roles only in these kinds (`_WITH_PARTS`):
+    a kind given such a list must be among them."""
+    from sourcebook.model.kinds import KINDS
+
+    holding = {
+        kind.name
+        for kind in KINDS
+        if {"figures", "parties", "corrects"} & set(kind.model.model_fields)
+    }
+    assert holding == set(clock_module._WITH_PARTS)

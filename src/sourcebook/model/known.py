@@ -229,7 +229,12 @@ def record_as_of(record: Record, day: date, clock: Known | None = None) -> Recor
     The record itself where nothing is left out."""
     clock = clock if clock is not None else known(record)
     withheld = {key: known_day for key, known_day in clock.entities.items() if known_day > day}
-    later = {e.key for e in record if e.key not in withheld and _later_parts(e, clock, day)}
+    later = {
+        e.key
+        for kind in _WITH_PARTS
+        for e in record.of(kind)
+        if e.key not in withheld and _later_parts(e, clock, day)
+    }
     if not withheld and not later:
         return record
     gone: dict[str, set[str]] = {}
@@ -252,6 +257,11 @@ def record_as_of(record: Record, day: date, clock: Known | None = None) -> Recor
                 read_as if copy is entity else hashlib.sha256(read_as + stamp).digest()
             )
     return then
+
+
+_WITH_PARTS = ("campus", "party", "correction")
+"""The kinds whose entities hold figures or roles, or name figures (`corrects`): those a
+day may cut part of."""
 
 
 def _later_parts(entity: Entity, clock: Known, day: date) -> bool:
