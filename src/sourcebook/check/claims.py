@@ -11,7 +11,6 @@ claim.
 from __future__ import annotations
 
 import re
-from functools import partial
 
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.incremental import CHECKED, Memo, key_of
@@ -54,11 +53,10 @@ def check_claims(
         return
     memo = kept if kept is not None else Memo(CHECKED)
     under = key_of(CHECKED, "claims of proof")
-    for entity in record:
-        read_as = record.read_as.get(entity.key)
-        # an entity not read from a file has nothing to keep its claims by
-        key = key_of(under, read_as) if read_as is not None else None
-        for field, at, word, said in memo.made(key, _made, partial(_made_by, entity)):
+    entities = list(record)
+    found = memo.each(under, entities, record.read_as, _made, _made_by)
+    for entity, claims in zip(entities, found, strict=True):
+        for field, at, word, said in claims:
             proved, made, what = counts[said]
             if proved >= made:
                 continue

@@ -36,14 +36,8 @@ def check_each(
     # An open record's dates are checked against today: the day is part of the key.
     settings = record.settings
     under = key_of(CHECKED, names, settings.model_dump_json(), str(settings.book.stands_at()))
-    for entity in record:
-        read_as = record.read_as.get(entity.key)
-        if read_as is None:  # not read from a file: nothing to keep its results by
-            diagnostics.extend(_run(entity, record.settings, rules))
-            continue
-        found = kept.made(
-            key_of(under, read_as), _diagnostics, partial(_run_plain, entity, settings, rules)
-        )
+    run = partial(_run_plain, settings=settings, rules=rules)
+    for found in kept.each(under, record, record.read_as, _diagnostics, run):
         diagnostics.extend(found)
 
 

@@ -127,17 +127,24 @@ def check_prose_numbers(
     memo = kept if kept is not None else Memo(CHECKED)
     says_under = key_of(CHECKED, "prose numbers", str(closes))
     names_under = key_of(CHECKED, "prose numbers' campuses", matcher.fingerprint)
-    figures: _Figures | None = None
-    for entity in record:
-        read_as = record.read_as.get(entity.key)
-        # an entity not read from a file has nothing to keep what it says by
-        says = key_of(says_under, read_as) if read_as is not None else None
-        names = key_of(names_under, read_as) if read_as is not None else None
-        said = memo.made(says, _said, partial(_says, entity, closes))
-        if said:
-            named = memo.made(names, _named, partial(_campuses, entity, said, matcher))
-            figures = figures or _Figures(record)
-            _Held(entity, record, diagnostics).check(said, named, figures)
+    entities = list(record)
+    says = partial(_says, closes=closes)
+    spoken = memo.each(says_under, entities, record.read_as, _said, says)
+    saying = [
+        (entity, sentences) for entity, sentences in zip(entities, spoken, strict=True) if sentences
+    ]
+    if not saying:
+        return
+    said_by = {entity.key: said for entity, said in saying}
+
+    def names(entity: Entity) -> list[tuple[str, ...]]:
+        return _campuses(entity, said_by[entity.key], matcher)
+
+    speakers = [entity for entity, _ in saying]
+    named = memo.each(names_under, speakers, record.read_as, _named, names)
+    figures = _Figures(record)
+    for (entity, said), campuses in zip(saying, named, strict=True):
+        _Held(entity, record, diagnostics).check(said, campuses, figures)
 
 
 def _says(entity: Entity, closes: int) -> list[Plain]:

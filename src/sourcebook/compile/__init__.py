@@ -142,7 +142,7 @@ def compiled_image(
     The full-text index and the references are for the files Datasette serves and the
     releases carry; each is left out here unless one of the record's queries may read it,
     as together they are a third of the compile and nothing else here reads them. `kept`:
-    each entity's rows from earlier runs (`rows.rows_of`); where it holds objects
+    each entity's columns from earlier runs (`rows._made`); where it holds objects
     (`serve`'s), the last run's database too, of which only the tables whose rows changed
     are written again (`incremental.KeptDatabase`).
     """

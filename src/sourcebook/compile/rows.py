@@ -143,7 +143,7 @@ def write_entities(
     kept: Memo | None = None,
 ) -> None:
     """Each kind's table, `entities`, `aliases`, and the full-text index where `search`.
-    `kept`: each entity's rows from earlier runs, by what it was read from (see `rows_of`)."""
+    `kept`: each entity's rows from earlier runs, by what it was read from (see `_made`)."""
     kept = kept if kept is not None else Memo(COMPILED)
     entities: list[tuple] = []
     aliases: list[tuple] = []
@@ -152,9 +152,14 @@ def write_entities(
         columns = [name for name, _type in kind_columns(kind)]
         names = ", ".join(f'"{c}"' for c in ["id", "title", *columns])
         rows = []
-        for entity in record.of(kind.name):
+        of_kind = record.of(kind.name)
+        well_formed = partial(_well_formed, len(columns))
+        made = kept.each(
+            _ROWS, of_kind, record.read_as, well_formed, partial(_made, columns=columns)
+        )
+        for entity, (values, line) in zip(of_kind, made, strict=True):
             known = known_from(clock, entity.key)
-            row, listed, its_aliases, text = rows_of(entity, columns, search, record, kept, known)
+            row, listed, its_aliases, text = _rows(entity, values, line, search, known)
             rows.append(row)
             entities.append(listed)
             aliases.extend(its_aliases)
@@ -175,26 +180,19 @@ Made = tuple[tuple, int]
 (lists and objects as JSON), and its line."""
 
 
-def rows_of(
-    entity: Entity,
-    columns: list[str],
-    search: bool,
-    record: Record,
-    kept: Memo,
-    known: str | None = None,
-) -> Rows:
-    """The entity's rows, `known` its `known_from`. Its columns' values are made from the
-    entity alone, so they are kept under the hash of the file it was read from
-    (`Record.read_as`) and made again only where that changed; the rest (its id, title,
-    body, aliases, prose, and the day it is known from, which other entities decide) it
-    holds as it is."""
-    read_as = record.read_as.get(entity.key)
-    key = key_of(COMPILED, read_as) if read_as else None
-    values, line = kept.made(
-        key,
-        partial(_well_formed, len(columns)),
-        lambda: (tuple(sql_value(getattr(entity, c)) for c in columns), entity.pos().line),
-    )
+_ROWS = key_of(COMPILED, "each entity's columns")
+
+
+def _made(entity: Entity, columns: list[str]) -> Made:
+    """An entity's columns' values, made from the entity alone: kept under the hash of the
+    file it was read from (`Record.read_as`), and made again only where that changed."""
+    return tuple(sql_value(getattr(entity, c)) for c in columns), entity.pos().line
+
+
+def _rows(entity: Entity, values: tuple, line: int, search: bool, known: str | None) -> Rows:
+    """The entity's rows, of its columns' `values` (`_made`), its `line` and `known` its
+    `known_from`; the rest (its id, title, body, aliases, prose, and the day it is known
+    from, which other entities decide) held as it is."""
     kind = entity.KIND
     return (
         (entity.id, entity.title, *values, entity.body, entity.file, line, known),

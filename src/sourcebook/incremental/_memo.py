@@ -22,8 +22,9 @@ import contextlib
 import functools
 import hashlib
 import marshal
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from functools import partial
+from typing import Any, Protocol, TypeVar
 
 from sourcebook.incremental._fingerprint import code
 from sourcebook.incremental._store import Store
@@ -31,6 +32,14 @@ from sourcebook.incremental._store import Store
 _FILE = "kept.marshal"
 
 T = TypeVar("T")
+
+
+class _Keyed(Protocol):
+    @property
+    def key(self) -> Hashable: ...
+
+
+E = TypeVar("E", bound=_Keyed)
 
 
 def key_of(*inputs: str | bytes) -> bytes:
@@ -69,6 +78,10 @@ class Memo:
         for the process that keeps them."""
         self._held: dict[bytes, Any] | None = {} if holding else None
         self._held_used: dict[bytes, Any] = {}
+        self._each: dict[bytes, dict[Hashable, tuple[bytes, Any]]] = {}
+        self._each_used: dict[bytes, dict[Hashable, tuple[bytes, Any]]] = {}
+        """Where this holds objects: each result `each` gave, by what it was made under and
+        the entity's key, with what the entity was read from."""
         """Where asked for (`serve`, from save to save in one process): each result as the
         objects made of it, for a stage whose results no run changes (`hold`)."""
         self.hits = 0
@@ -137,6 +150,51 @@ class Memo:
                 self.hold(key, found)
         return found
 
+    def each(
+        self,
+        under: bytes,
+        entities: Iterable[E],
+        read_as: Mapping[Any, bytes],
+        read: Callable[[Any], T | None],
+        make: Callable[[E], Any],
+    ) -> list[T]:
+        """For each of `entities`, in order, its result as `made` gives it under the key of
+        `under` and what the entity was read from (`read_as`, by its `key`; an entity not
+        read from a file is only made, `make(entity)`). Where this holds objects (`serve`'s),
+        the last run's result of an entity read from the same file under the same `under` is
+        given as it is, without its key made or looked up: a save visits an unchanged
+        entity's result once, by a lookup of its key."""
+        if self._held is None:
+            return [self._made_of(under, entity, read_as, read, make) for entity in entities]
+        last = self._each.get(under, {})
+        now: dict[Hashable, tuple[bytes, Any]] = {}
+        found: list[T] = []
+        for entity in entities:
+            was = last.get(entity.key)
+            if was is not None and was[0] == read_as.get(entity.key):
+                now[entity.key] = was
+                found.append(was[1])
+                continue
+            value = self._made_of(under, entity, read_as, read, make)
+            source = read_as.get(entity.key)
+            if source is not None:
+                now[entity.key] = (source, value)
+            found.append(value)
+        self._each_used.setdefault(under, {}).update(now)  # one `under` may be asked in parts
+        return found
+
+    def _made_of(
+        self,
+        under: bytes,
+        entity: E,
+        read_as: Mapping[Any, bytes],
+        read: Callable[[Any], T | None],
+        make: Callable[[E], Any],
+    ) -> T:
+        source = read_as.get(entity.key)
+        key = key_of(under, source) if source is not None else None
+        return self.made(key, read, partial(make, entity))
+
     def record(self, key: bytes, value: Any) -> None:
         """Record `value` under `key` (plain values only: one that `marshal` cannot hold is
         not kept)."""
@@ -178,6 +236,7 @@ class Memo:
         self._entries, self._used = self._used, {}
         if self._held is not None:
             self._held, self._held_used = self._held_used, {}
+            self._each, self._each_used = self._each_used, {}
         if self.store.on_disk and not same:
             self.store.write(self.part, _FILE, marshal.dumps(self._entries))
 
