@@ -99,6 +99,13 @@ class SharedMemo(dict):  # type: ignore[type-arg]
         stale: set[Any] = set()
         for token in changed:
             stale.update(readers.get(token, ()))
+        if 2 * len(stale) > len(last.reads):  # most of it (a new name): take the rest
+            for key, read in last.reads.items():
+                if key not in stale:
+                    self[key] = last[key]
+                    self.reads[key] = read
+            last._readers = None  # made again from what this holds, at its first carry
+            return
         if len(last) == len(last.reads):
             self.update(last)
         else:  # a value made with no page open read nothing noted: it is not carried
