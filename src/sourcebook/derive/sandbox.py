@@ -101,13 +101,14 @@ def versioned(
             break
     # Not kept where a query was stopped for time: what it gave depends on the clock, and
     # what it read went with the child that ran it.
+    version = b""
     if runs is not None and in_time and attempts == 1:
-        runs.record(key, frozenset(noted), digests, value)
+        version = runs.record(key, frozenset(noted), digests, value)
     if runs is not None:  # each query's answer, by what it read on its day
         runs.ran += len(known.keys() - given)
         said = {k: v for k, v in known.items() if k[1] is not None and isinstance(v, Result)}
         runs.keep_outcomes(key, said)
-    return pickle.loads(value), version_of(value)
+    return pickle.loads(value), version or version_of(value)
 
 
 def in_process(
@@ -130,7 +131,7 @@ def _given_again(
     differs in `image`."""
     if runs is None:
         return None
-    return runs.lookup_versioned(run_key(job, seconds), partial(_digests, image))
+    return runs.lookup(run_key(job, seconds), partial(_digests, image))
 
 
 def _here(
@@ -144,8 +145,7 @@ def _here(
         return made, b""
     digests = partial(_digests, image)
     pickled = pickle.dumps(made)
-    runs.record(run_key(job, seconds), frozenset(noted), digests, pickled)
-    return made, version_of(pickled)
+    return made, runs.record(run_key(job, seconds), frozenset(noted), digests, pickled)
 
 
 def _digests(image: bytes, noted: frozenset[Column]) -> dict[str, bytes]:

@@ -78,12 +78,12 @@ class Memo:
         for the process that keeps them."""
         self._held: dict[bytes, Any] | None = {} if holding else None
         self._held_used: dict[bytes, Any] = {}
+        """Where asked for (`serve`, from save to save in one process): each result as the
+        objects made of it, for a stage whose results no run changes (`hold`)."""
         self._each: dict[bytes, dict[Hashable, tuple[bytes, Any]]] = {}
         self._each_used: dict[bytes, dict[Hashable, tuple[bytes, Any]]] = {}
         """Where this holds objects: each result `each` gave, by what it was made under and
         the entity's key, with what the entity was read from."""
-        """Where asked for (`serve`, from save to save in one process): each result as the
-        objects made of it, for a stage whose results no run changes (`hold`)."""
         self.hits = 0
         self.misses = 0
         """Results found, and not found, since this was made (for the bench and tests)."""
@@ -165,18 +165,21 @@ class Memo:
         given as it is, without its key made or looked up: a save visits an unchanged
         entity's result once, by a lookup of its key."""
         if self._held is None:
-            return [self._made_of(under, entity, read_as, read, make) for entity in entities]
+            return [
+                self._made_of(under, entity, read_as.get(entity.key), read, make)
+                for entity in entities
+            ]
         last = self._each.get(under, {})
         now: dict[Hashable, tuple[bytes, Any]] = {}
         found: list[T] = []
         for entity in entities:
+            source = read_as.get(entity.key)
             was = last.get(entity.key)
-            if was is not None and was[0] == read_as.get(entity.key):
+            if was is not None and was[0] == source:
                 now[entity.key] = was
                 found.append(was[1])
                 continue
-            value = self._made_of(under, entity, read_as, read, make)
-            source = read_as.get(entity.key)
+            value = self._made_of(under, entity, source, read, make)
             if source is not None:
                 now[entity.key] = (source, value)
             found.append(value)
@@ -187,11 +190,11 @@ class Memo:
         self,
         under: bytes,
         entity: E,
-        read_as: Mapping[Any, bytes],
+        source: bytes | None,
         read: Callable[[Any], T | None],
         make: Callable[[E], Any],
     ) -> T:
-        source = read_as.get(entity.key)
+        """`made` of `entity`, read from `source` (None: from no file, only made)."""
         key = key_of(under, source) if source is not None else None
         return self.made(key, read, partial(make, entity))
 

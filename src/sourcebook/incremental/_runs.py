@@ -10,7 +10,6 @@ value is pickled, which is safe from this process's own child and from nothing e
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import pickle
 from collections.abc import Callable, Hashable
@@ -30,11 +29,8 @@ class Ran:
     value: bytes
     """The job's value, pickled by this process's own child: given as new objects each
     time, so that no build can change what the next is given."""
-
-    @functools.cached_property
-    def version(self) -> bytes:
-        """A digest of the value (`version_of`)."""
-        return version_of(self.value)
+    version: bytes
+    """A digest of the value (`version_of`)."""
 
 
 def version_of(pickled: bytes) -> bytes:
@@ -68,14 +64,10 @@ class QueryRuns:
         """Queries a job's runs ran, rather than giving their last answer again (for tests
         and the bench)."""
 
-    def lookup(self, key: bytes, digests: Digests) -> Any | None:
-        """The value of the run recorded under `key`, as new objects, where `digests` of
-        the columns it read are the same as then; None where there is none."""
-        found = self.lookup_versioned(key, digests)
-        return found[0] if found is not None else None
-
-    def lookup_versioned(self, key: bytes, digests: Digests) -> tuple[Any, bytes] | None:
-        """`lookup`'s value with its version (`version_of`)."""
+    def lookup(self, key: bytes, digests: Digests) -> tuple[Any, bytes] | None:
+        """The value of the run recorded under `key`, as new objects, with its version,
+        where `digests` of the columns it read are the same as then; None where there is
+        none."""
         last = self._runs.pop(key, None)
         if last is None:
             return None
@@ -98,9 +90,11 @@ class QueryRuns:
         while len(self._outcomes) > self.KEPT:
             del self._outcomes[next(iter(self._outcomes))]
 
-    def record(self, key: bytes, noted: frozenset[Any], digests: Digests, value: bytes) -> None:
-        """Record a run under `key`: the columns it read (`noted`), and its pickled value."""
+    def record(self, key: bytes, noted: frozenset[Any], digests: Digests, value: bytes) -> bytes:
+        """Record a run under `key`: the columns it read (`noted`), and its pickled value;
+        the value's version."""
         self._runs.pop(key, None)
-        self._runs[key] = Ran(digests(noted), noted, value)
+        ran = self._runs[key] = Ran(digests(noted), noted, value, version_of(value))
         while len(self._runs) > self.KEPT:
             del self._runs[next(iter(self._runs))]
+        return ran.version
