@@ -22,12 +22,14 @@ def served(tmp_path: Path) -> Iterator[tuple[LiveSite, str]]:
     live.rebuild()
     server = SiteServer(live.site, port=0, live=live)
     stop = threading.Event()
+    started = threading.Event()
     threads = [
         threading.Thread(target=server.serve_forever, daemon=True),
-        threading.Thread(target=live.watch, args=(stop,), daemon=True),
+        threading.Thread(target=live.watch, args=(stop, None, started), daemon=True),
     ]
     for thread in threads:
         thread.start()
+    assert started.wait(60), "the watch is not on"
     try:
         yield live, server.url
     finally:

@@ -1,5 +1,5 @@
 """`LiveSite.watch` tells each rebuild what the watcher saw change (`FilesSeen.told`): the
-first rebuild takes every stat, a change to hidden files alone starts none but is told
+first rebuild takes every stat where a build began before the watch was on, a change to hidden files alone starts none but is told
 with the next, and the site each rebuild shows is the one a clean build writes.
 
 The watcher here is a stand-in for watchfiles that makes each change and gives its batch as
@@ -45,8 +45,8 @@ def changed(kind: watchfiles.Change, relative: str, text: str | None = None) -> 
 
 
 def watcher(root: Path, steps: list[Step]) -> Callable[..., Iterator[set[Any]]]:
-    """watchfiles.watch, as `LiveSite.watch` calls it: each step's change made, then its
-    batch given, what the filter keeps of it."""
+    """watchfiles.watch, as `LiveSite.watch` calls it: the stop event polled once the watch
+    is on, then each step's change made and its batch given, what the filter keeps of it."""
 
     def watch(
         path: Path,
@@ -57,6 +57,8 @@ def watcher(root: Path, steps: list[Step]) -> Callable[..., Iterator[set[Any]]]:
         yield_on_timeout: bool,
     ) -> Iterator[set[Any]]:
         assert Path(path) == root.resolve() and yield_on_timeout
+        if stop_event.is_set():
+            return
         for step in steps:
             kept = {(c, p) for c, p in step(root) if watch_filter(c, p)}
             yield kept  # an empty batch: the watcher waited, and nothing changed
@@ -113,5 +115,64 @@ def test_each_rebuild_is_told_what_the_watcher_saw(
         assert [d.format() for d in live.errors] == errors == []
         assert [d.format() for d in live.warnings] == warnings
         assert files(live.site) == site
+    finally:
+        live.close()
+
+
+def test_a_watch_on_before_the_first_build_tells_its_first_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve` starts the watch, waits for it to be on, then builds: a save made at once
+    after the first build is seen, and its rebuild is told what it changed."""
+    root = write_record(tmp_path / "record")
+    live = LiveSite(root, out=tmp_path / "live")
+    assert live.kept.files is not None
+    seen = live.kept.files
+    seen.margin_ns = TRUSTED
+    started = threading.Event()
+    rebuild = live.rebuild
+    asked: list[Any] = []
+
+    def first_build(root: Path) -> set[tuple[watchfiles.Change, str]]:
+        assert started.is_set()  # the watch is on: the first build may begin
+        rebuild()
+        return set()
+
+    def rebuilt(changes: Any = None) -> None:
+        asked.append(None if changes is None else sorted(changes))
+        rebuild(changes)
+        asked.append(seen.named)
+
+    steps = [first_build, changed(watchfiles.Change.modified, "terms/cluster.md")]
+    try:
+        monkeypatch.setattr(watchfiles, "watch", watcher(root, steps))
+        monkeypatch.setattr(live, "rebuild", rebuilt)
+        live.watch(threading.Event(), started=started)
+        cluster = str((root / "terms" / "cluster.md").resolve())
+        assert asked == [[("modified", cluster)], {"terms/cluster.md": {"modified"}}]
+        errors, warnings, site = clean(root, tmp_path / "clean")
+        assert [d.format() for d in live.errors] == errors == []
+        assert files(live.site) == site
+    finally:
+        live.close()
+
+
+def test_a_watch_that_cannot_start_says_so_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the watch fails (the system's limit of watches reached), `started` is set, so
+    that `serve` does not wait for it, and the failure is raised."""
+    live = LiveSite(write_record(tmp_path / "record"), out=tmp_path / "live")
+
+    def failing(*args: Any, **kwargs: Any) -> Iterator[set[Any]]:
+        raise OSError(28, "inotify watch limit reached")
+        yield set()
+
+    started = threading.Event()
+    monkeypatch.setattr(watchfiles, "watch", failing)
+    try:
+        with pytest.raises(OSError, match="limit"):
+            live.watch(threading.Event(), started=started)
+        assert started.is_set()
     finally:
         live.close()

@@ -125,13 +125,16 @@ def test_a_broken_template_is_shown_not_raised(live: LiveSite) -> None:
 def test_a_change_to_the_record_rebuilds_the_site(live: LiveSite) -> None:
     stop = threading.Event()
     built: list[int] = []
-    watcher = threading.Thread(target=live.watch, args=(stop, lambda s: built.append(s.version)))
+    started = threading.Event()
+    watcher = threading.Thread(
+        target=live.watch, args=(stop, lambda s: built.append(s.version), started)
+    )
     watcher.start()
     try:
-        time.sleep(0.5)
+        assert started.wait(60), "the watch is not on"
         term = live.root / "terms" / "cluster.md"
         term.write_text(term.read_text().replace("one machine", "one computer"))
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 60
         while not built and time.monotonic() < deadline:
             time.sleep(0.1)
         assert built, "no rebuild after the change"

@@ -49,6 +49,9 @@ class LiveSite:
         self.failure = ""
         self._changed = threading.Condition()
         self._building = threading.Lock()
+        self._begun = 0
+        """Rebuilds begun: a watch that was on before the first began is told of every
+        change since (`watch`)."""
         self._closed = False
         self.search = LiveSearch(self.out)
         """The search index, made after each build is shown."""
@@ -72,6 +75,7 @@ class LiveSite:
         with self._building:
             if self._closed:
                 return
+            self._begun += 1
             if self.kept.files is not None:
                 self.kept.files.told(self.root, changes)
             self.search.superseded()
@@ -119,17 +123,25 @@ class LiveSite:
             self._changed.wait_for(lambda: self.version != version, timeout=timeout)
             return self.version
 
-    def watch(self, stop: threading.Event, then: Callable[[LiveSite], None] | None = None) -> None:
+    def watch(
+        self,
+        stop: threading.Event,
+        then: Callable[[LiveSite], None] | None = None,
+        started: threading.Event | None = None,
+    ) -> None:
         """Rebuild on every change to the record's files, until `stop` is set.
 
-        Each rebuild is told what the watcher saw change (`rebuild`), hidden files too (the
-        read walks some: the Library's partial files, links among the static files); only
-        a change to a file that is not hidden starts one. The first rebuild takes every
-        stat: what changed before the watcher started, it did not see."""
+        `started` is set once the watch is on: every change from then on is seen (and
+        where the watch ends without starting). Each rebuild is told what the watcher saw
+        change (`rebuild`), hidden files too (the read walks some: the Library's partial
+        files, links among the static files); only a change to a file that is not hidden
+        starts one. Where a rebuild began before the watch was on, the first rebuild the
+        watch starts takes every stat: what changed before, it did not see."""
         import watchfiles
 
         root = self.root.resolve()
         ignored = {*NOT_RECORD, "__pycache__"}
+        on = _Polled(stop, started, lambda: self._begun)
 
         def told(change: watchfiles.Change, path: str) -> bool:
             return not not_record(os.path.relpath(path, root))
@@ -139,26 +151,32 @@ class LiveSite:
             return not any(p in ignored or p.startswith(".") for p in parts)
 
         first = True
-        for changes in watchfiles.watch(
-            root,
-            watch_filter=told,
-            stop_event=stop,
-            debounce=200,
-            rust_timeout=int(IDLE_SECONDS * 1000),
-            yield_on_timeout=True,  # nothing changed for that long: the collector's turn
-        ):
-            if not changes:
-                self.collector.idle()
-                continue
-            said = [(change.name, path) for change, path in changes]
-            if not any(wanted(path) for _, path in said):
-                if self.kept.files is not None:
-                    self.kept.files.told(self.root, said)
-                continue
-            self.rebuild(None if first else said)
-            first = False
-            if then is not None:
-                then(self)
+        try:
+            for changes in watchfiles.watch(
+                root,
+                watch_filter=told,
+                stop_event=on,
+                debounce=200,
+                rust_timeout=int(IDLE_SECONDS * 1000),
+                yield_on_timeout=True,  # nothing changed for that long: the collector's turn
+            ):
+                if not changes:
+                    if not self._building.locked():
+                        self.collector.idle()
+                    continue
+                said = [(change.name, path) for change, path in changes]
+                if not any(wanted(path) for _, path in said):
+                    if self.kept.files is not None:
+                        self.kept.files.told(self.root, said)
+                    continue
+                untold = first and on.begun_before != 0
+                self.rebuild(None if untold else said)
+                first = False
+                if then is not None:
+                    then(self)
+        finally:
+            if started is not None:
+                started.set()
 
     def close(self, wait: float = 30.0) -> None:
         """Remove the temporary folder, once a build under way (if any) has finished with
@@ -180,6 +198,27 @@ class LiveSite:
         return ERROR_PAGE.format(
             count=count, plural="s" * (count != 1), items=items, version=self.version
         ).encode("utf-8")
+
+
+class _Polled:
+    """`stop` as the watcher polls it (watchfiles' `AbstractEvent`). The watcher polls it
+    first once its watch is on, which `started` then says, and `begun_before` notes how
+    many rebuilds had begun by then (None while it has not been polled)."""
+
+    def __init__(
+        self, stop: threading.Event, started: threading.Event | None, begun: Callable[[], int]
+    ) -> None:
+        self.stop = stop
+        self.started = started
+        self.begun = begun
+        self.begun_before: int | None = None
+
+    def is_set(self) -> bool:
+        if self.begun_before is None:
+            self.begun_before = self.begun()
+            if self.started is not None:
+                self.started.set()
+        return self.stop.is_set()
 
 
 def _diagnostic_html(diagnostic: Diagnostic) -> str:

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from sourcebook.live import LiveSite
     from sourcebook.notify.local import LocalService
 
+WATCH_START_SECONDS = 10.0
+"""How long the first build waits for the watcher to be on; past that (a watch that
+cannot start), it goes on, and the watcher's first rebuild takes every file's stat."""
+
 
 @click.command()
 @RECORD_OR_HOUSE
@@ -66,15 +70,19 @@ def serve(
     if not no_watch:  # run between saves, by the watcher (`runtime.collector.Bursts`)
         live.collector.hold()
     try:
-        live.rebuild()
         show = partial(report, verbose=verbose)
+        if not no_watch:  # on before the first build reads a file: no save falls between
+            started = threading.Event()
+            watching = threading.Thread(target=live.watch, args=(stop, show, started))
+            watching.daemon = True
+            watching.start()
+            started.wait(WATCH_START_SECONDS)
+        live.rebuild()
         show(live)
         try:
             server = SiteServer(live.site, host, port, live=live, verbose=verbose)
         except OSError as exc:
             fail(f"cannot listen on {host}:{port}: {exc.strerror}")
-        if not no_watch:
-            threading.Thread(target=live.watch, args=(stop, show), daemon=True).start()
         click.echo(f"Serving {record.as_posix()} on {server.url}{server.home} (Ctrl+C to stop)")
         try:
             server.serve_forever()
