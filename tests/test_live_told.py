@@ -1,6 +1,7 @@
 """`LiveSite.watch` tells each rebuild what the watcher saw change (`FilesSeen.told`): the
-first rebuild takes every stat where a build began before the watch was on, a change to hidden files alone starts none but is told
-with the next, and the site each rebuild shows is the one a clean build writes.
+first rebuild takes every stat where a build began before the watch was on, a change to
+hidden files alone starts none but is told with the next, and the site each rebuild shows
+is the one a clean build writes.
 
 The watcher here is a stand-in for watchfiles that makes each change and gives its batch as
 watchfiles would (its filter applied); no test waits for a file system's events."""

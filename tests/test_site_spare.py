@@ -9,7 +9,14 @@ import pytest
 from site_fixtures import build, write_record
 from test_site_build import snapshot
 
-from sourcebook.publish.site.serving.swap import MARK, prune, read_ahead, spare_of, write_file
+from sourcebook.publish.site.serving.swap import (
+    MARK,
+    files_of,
+    prune,
+    read_ahead,
+    spare_of,
+    write_file,
+)
 
 
 def test_a_build_keeps_the_site_it_replaced_as_its_spare(tmp_path: Path) -> None:
@@ -64,14 +71,30 @@ def test_a_build_never_writes_through_a_link_in_the_spare(tmp_path: Path) -> Non
     assert snapshot(site) == snapshot(build(root, tmp_path / "fresh"))
 
 
-def test_prune_keeps_only_what_is_named(tmp_path: Path) -> None:
+def test_prune_keeps_only_what_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
     for name in ["keep.html", "a/drop.html", "a/b/keep.json", "a/b/drop.json"]:
         (tmp_path / name).write_text(name)
     (tmp_path / "a" / "empty").mkdir()
-    prune(tmp_path, {"keep.html", "a/b/keep.json", "not/there.html"})
+    (tmp_path / "c" / "d").mkdir(parents=True)
+    (tmp_path / "c" / "d" / "drop.html").write_text("gone")
+    removed: list[str] = []
+    rmdir = os.rmdir
+
+    def counted(path: str) -> None:
+        removed.append(Path(path).relative_to(tmp_path).as_posix())
+        rmdir(path)
+
+    monkeypatch.setattr(os, "rmdir", counted)
+    held = prune(tmp_path, {"keep.html", "a/b/keep.json", "not/there.html"})
     left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
     assert left == ["a", "a/b", "a/b/keep.json", "keep.html"]
+    # what is left, as a walk of it finds it; no folder that holds a kept file is asked
+    # to go, so a spare of thousands of folders is not asked thousands of times
+    assert held == files_of(tmp_path)
+    assert sorted(held[0]) == ["a/b/keep.json", "keep.html"]
+    assert held[0]["keep.html"] == (tmp_path / "keep.html").stat().st_ino
+    assert sorted(removed) == ["a/empty", "c", "c/d"]
 
 
 def test_write_file_writes_over_a_longer_or_shorter_file_exactly(tmp_path: Path) -> None:

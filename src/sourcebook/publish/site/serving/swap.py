@@ -51,7 +51,7 @@ def staged(target: Path, files: Collection[str]) -> Iterator[Path]:
     will write: where the folder is the spare of an earlier build, whatever else it holds
     is removed before the block runs, so that nothing stale is swapped in.
     """
-    with _swapped_in(target, {*files, MARK}) as staging:
+    with _swapped_in(target, {*files, MARK}) as (staging, _):
         write_file(staging / MARK, MARK_TEXT)
         yield staging
 
@@ -74,26 +74,32 @@ def linked_copy(
     (linked to the same inodes), so that only the files that differ are linked again."""
     target = Path(os.path.abspath(target))
     keep = {*files, MARK}
+    found = files_of(target)[0] if target.is_dir() else {}
     if also:
-        keep |= {f"{also}/{path}" for path in _files_of(target / also)[0]}
-    with _swapped_in(target, keep) as staging:
-        missing = _link_files(target, staging, keep)
+        keep |= {path for path in found if path.startswith(f"{also}/")}
+    with _swapped_in(target, keep) as (staging, held):
+        missing = _link_files(target, found, staging, held, keep)
         if MARK in missing:
             write_file(staging / MARK, MARK_TEXT)
         yield staging, missing
 
 
+Held = tuple[dict[str, int], set[str]]
+"""What a folder holds: each file (relative, with `/`) by its inode, and each folder."""
+
+
 @contextmanager
-def _swapped_in(target: Path, keep: Collection[str]) -> Iterator[Path]:
+def _swapped_in(target: Path, keep: Collection[str]) -> Iterator[tuple[Path, Held]]:
     """The folder a build writes `target` into (the spare holding only `keep`, or a new
-    one), swapped in if the block succeeds, and the site it replaces kept as the spare."""
+    one) and what it holds, swapped in if the block succeeds, and the site it replaces
+    kept as the spare."""
     target = Path(os.path.abspath(target))
     _check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target)
-    with _claim_spare(target, keep) as staging:
+    with _claim_spare(target, keep) as (staging, held):
         try:
-            yield staging
+            yield staging, held
             old = swap_in(staging, target)
             if old is not None:
                 _keep_spare(old, target)
@@ -101,11 +107,13 @@ def _swapped_in(target: Path, keep: Collection[str]) -> Iterator[Path]:
             remove_tree(staging)
 
 
-def _link_files(source: Path, into: Path, files: Collection[str]) -> set[str]:
+def _link_files(
+    source: Path, found: dict[str, int], into: Path, held: Held, files: Collection[str]
+) -> set[str]:
     """Have each file of `files` in `into` be the same file as in `source`, linked; the
-    files `source` does not hold."""
-    linked, folders = _files_of(into)
-    found, _ = _files_of(source)
+    files `source` does not hold. `found`: `source`'s files by inode; `held`: what `into`
+    holds (both as `files_of` gives them)."""
+    linked, folders = held
     folders.add("")
     missing = set()
     for relative in sorted(files):
@@ -127,7 +135,7 @@ def _link_files(source: Path, into: Path, files: Collection[str]) -> set[str]:
     return missing
 
 
-def _files_of(folder: Path) -> tuple[dict[str, int], set[str]]:
+def files_of(folder: Path) -> Held:
     """Each file below `folder` (relative, with `/`) by its inode, and each folder; no
     symbolic link is a file."""
     files: dict[str, int] = {}
@@ -153,20 +161,20 @@ def spare_of(target: Path) -> Path:
 
 
 @contextmanager
-def _claim_spare(target: Path, keep: Collection[str]) -> Iterator[Path]:
-    """The spare of `target` under a name of this build's own, holding only `keep`; or a
-    new empty folder where there is no spare (or another build took it first). Either is
-    locked by this build while it writes (`claimed`), so a sweep leaves it alone."""
+def _claim_spare(target: Path, keep: Collection[str]) -> Iterator[tuple[Path, Held]]:
+    """The spare of `target` under a name of this build's own, holding only `keep`, and
+    what it holds; or a new empty folder where there is no spare (or another build took
+    it first). Either is locked by this build while it writes (`claimed`), so a sweep
+    leaves it alone."""
     spare = spare_of(target)
     if (spare / MARK).is_file():
         name = target.parent / f".{target.name}.building-{secrets.token_hex(6)}"
         with taken(spare, name) as claimed_spare:
             if claimed_spare is not None:
-                prune(claimed_spare, keep)
-                yield claimed_spare
+                yield claimed_spare, prune(claimed_spare, keep)
                 return
     with claimed(target.parent, f".{target.name}.building-") as fresh:
-        yield fresh
+        yield fresh, ({}, set())
 
 
 def _keep_spare(old: Path, target: Path) -> None:
@@ -177,23 +185,38 @@ def _keep_spare(old: Path, target: Path) -> None:
         discard(old)
 
 
-def prune(folder: Path, keep: Collection[str]) -> None:
+def prune(folder: Path, keep: Collection[str]) -> Held:
     """Remove from `folder` every file whose path (relative, with `/`) is not in `keep`,
     every symbolic link (a build writes none, and must not write through one), then
-    every folder left empty."""
+    every folder left empty; what is left (as `files_of` gives it)."""
+    files: dict[str, int] = {}
+    folders: set[str] = set()
 
-    def walk(path: str, prefix: str) -> None:
+    def walk(path: str, prefix: str) -> bool:
+        """Whether the folder at `path` holds anything once pruned."""
+        held = False
         with os.scandir(path) as entries:
             for entry in entries:
                 relative = prefix + entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    walk(entry.path, relative + "/")
-                    with contextlib.suppress(OSError):  # not empty: it holds what is kept
+                    if walk(entry.path, relative + "/"):
+                        folders.add(relative)
+                        held = True
+                        continue
+                    try:
                         os.rmdir(entry.path)
-                elif entry.is_symlink() or relative not in keep:
+                    except OSError:  # something came into it, or it cannot go
+                        folders.add(relative)
+                        held = True
+                elif entry.is_symlink() or relative not in keep or not entry.is_file():
                     _unlink(entry.path)
+                else:
+                    files[relative] = entry.inode()
+                    held = True
+        return held
 
     walk(str(folder), "")
+    return files, folders
 
 
 _OPEN = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
