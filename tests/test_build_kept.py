@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,6 +24,7 @@ from thorough import examples
 
 from sourcebook.incremental import STATE_FOLDER, Memos, SiteMemo, Store
 from sourcebook.incremental import _site as site_module
+from sourcebook.incremental import _traced as traced
 from sourcebook.pipeline import build
 from sourcebook.publish.site import build as site_build
 from sourcebook.publish.site.kept_site import site_made
@@ -86,6 +88,39 @@ def test_an_edit_writes_its_pages_and_links_the_rest(tmp_path: Path) -> None:
     assert "vol1/glossary/one-machine/index.html" in changed
     assert len(changed) <= again.site.written  # every other file is the one written before
     assert "Chips as one, and more." in (out / "vol1/glossary/index.html").read_text()
+
+
+def test_a_build_after_a_prose_edit_takes_derive_s_tables_by_their_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each `build` is a process of its own, which reads the last one's digests back from
+    the state folder: where derive gives what it gave then (a sentence edited), its
+    tables are of the same version, and none of their entries is digested again; a
+    figure's edit gives another version, and its tables are compared."""
+    root = write_record(tmp_path / "record", SEEDED)
+    out = tmp_path / "site"
+    build(root, out, search=False)
+    taken: list[tuple[tuple[str, ...], bool]] = []
+    same = traced._same_version
+
+    def noted(table: Any, *args: Any) -> bool:
+        found = same(table, *args)
+        if table.name[0] == "derived":
+            taken.append((table.name, found))
+        return found
+
+    monkeypatch.setattr(traced, "_same_version", noted)
+    apply(root, "terms/one-machine.md", ("Chips as one.", "Chips as one, and more."))
+    build(root, out, search=False)
+    assert taken and all(found for _, found in taken)
+    taken.clear()
+    campus = root / "campuses" / "colossus-2.md"
+    campus.write_text(campus.read_text().replace("value: 200\n", "value: 250\n", 1))
+    built = build(root, out, search=False)
+    assert built.checked.ok
+    assert taken and not any(found for _, found in taken)
+    fresh = build(root, tmp_path / "fresh", search=False, kept=Memos.in_memory())
+    assert fresh.site is not None and files(out) == files(tmp_path / "fresh")
 
 
 def test_an_unchanged_record_writes_nothing_and_makes_no_index(tmp_path: Path) -> None:

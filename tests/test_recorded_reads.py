@@ -18,6 +18,7 @@ from sourcebook.incremental import READS, Digester, Memos, Table, compared_diges
 from sourcebook.live import LiveSite
 from sourcebook.model.record import Record
 from sourcebook.pipeline import build
+from sourcebook.publish.site.kept_site import Snapshot
 from sourcebook.publish.site.pages import sections
 from sourcebook.publish.site.pages.page import Page
 from sourcebook.publish.site.pages.sections import BOOK, SECTIONS, Section
@@ -223,6 +224,43 @@ def test_a_table_of_the_version_the_last_build_had_is_not_compared() -> None:
     unversioned = again(b"", change=7)
     assert Compared.compared == 1000
     assert unversioned[("derived", "campus", 7)] != digests[("derived", "campus", 7)]
+
+
+class CountedDigester(Digester):
+    digested = 0
+
+    def digest(self, value: object) -> bytes:
+        CountedDigester.digested += 1
+        return super().digest(value)
+
+
+def test_a_table_of_the_version_a_build_read_back_had_is_not_digested() -> None:
+    """A `build` reads the last build's digests and versions back from the state folder,
+    without its values: a table of the same version takes the digests as they were, none
+    taken again, and lists its values only for the next build in the process; another
+    version digests every entry."""
+    table = Table(("derived", "campus"), lambda: {n: n * 2 for n in range(1000)}, version=b"v1")
+    versions: dict = {}
+    digests = compared_digests([table], Digester(), None, None, {}, None, versions)
+    read_back = Snapshot.from_plain(
+        Snapshot(b"", "", {}, {}, {}, digests, {("derived", "campus", 0): 0}, versions).plain()
+    )
+    assert read_back.versions == versions and read_back.values == {}
+
+    def again(version: bytes, values: dict | None) -> dict:
+        later = Table(
+            ("derived", "campus"), lambda: {n: n * 2 for n in range(1000)}, version=version
+        )
+        CountedDigester.digested = 0
+        return compared_digests(
+            [later], CountedDigester(), None, read_back.compared, values, read_back.versions, {}
+        )
+
+    listed: dict = {}
+    assert again(b"v1", listed) == digests and CountedDigester.digested == 0
+    assert listed == {("derived", "campus", n): n * 2 for n in range(1000)}
+    assert again(b"v1", None) == digests and CountedDigester.digested == 0
+    assert again(b"v2", {}) == digests and CountedDigester.digested == 1000
 
 
 NOTING = {"note", "note_all", "entity"}

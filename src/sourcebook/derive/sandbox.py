@@ -81,13 +81,14 @@ def versioned(
     seconds: float | None = None,
     runs: QueryRuns | None = None,
 ) -> tuple[T, bytes]:
-    """`isolated`'s value, with its version: a digest of it as pickled (`version_of`), where
-    it was pickled (run in a child, or kept in `runs`); else b''."""
+    """`isolated`'s value, with its version: a digest of it as pickled (`version_of`), the
+    same in every process that computes it."""
     found = _given_again(image, job, seconds, runs)
     if found is not None:
         return found
     if not _holds_queries(image):  # nothing of the record's own runs: no need to isolate
-        return _here(image, job, seconds, runs)
+        made, version = _here(image, job, seconds, runs)
+        return made, version or version_of(pickle.dumps(made))
     key = run_key(job, seconds) if runs is not None else b""
     digests = partial(_digests, image)
     known: dict[Key, Outcome] = runs.outcomes(key) if runs is not None else {}

@@ -193,12 +193,15 @@ def compared_digests(
         if not table.compared:
             continue
         last = (last_versions or {}).get(table.name)
-        if _same_version(table, last, digests, was):
+        if _same_version(table, last, digests):
             assert last is not None
             for token in last.tokens:
                 found[token] = digests[token]
-                if values is not None:
-                    values[token] = was[token]
+            if values is not None:  # its values, for the next build in this process
+                if all(token in was for token in last.tokens):
+                    values.update((token, was[token]) for token in last.tokens)
+                else:  # the last build's read back from the state folder: listed, not digested
+                    values.update(table.entries())
             if versions is not None:
                 versions[table.name] = last
             continue
@@ -218,15 +221,12 @@ def compared_digests(
 
 
 def _same_version(
-    table: Table[Any, Any],
-    last: Versioned | None,
-    digests: Mapping[Token, bytes],
-    was: Mapping[Token, Any],
+    table: Table[Any, Any], last: Versioned | None, digests: Mapping[Token, bytes]
 ) -> bool:
-    """Whether `table` is of the version it was last, whose every entry is known."""
+    """Whether `table` is of the version it was last, whose every entry's digest is known."""
     if last is None or not table.version or last.version != table.version:
         return False
-    return all(token in digests and token in was for token in last.tokens)
+    return all(token in digests for token in last.tokens)
 
 
 class Versioned(NamedTuple):

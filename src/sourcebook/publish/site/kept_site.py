@@ -167,11 +167,12 @@ class Snapshot:
     """Those entries' values, where this build's snapshot is kept in memory (`serve`):
     the next compares each value with its own, and takes the digests of those that are
     equal as they are rather than digesting them again. Not kept on disk: a snapshot read
-    back digests all."""
+    back digests every entry of a table not of the version it was (`versions`)."""
     versions: dict[tuple[str, ...], incremental.Versioned] = field(default_factory=dict)
     """The version of each of those tables that has one (`incremental.Table`), with its
-    entries' tokens, by name, where `values` are kept: the next takes a table of the same
-    version as it was."""
+    entries' tokens, by name: the next takes a table of the same version as it was, its
+    entries' digests these. Kept on disk too: derive's value has the same version in
+    every process that computes it (the digest of it pickled)."""
 
     @classmethod
     def of(
@@ -248,13 +249,23 @@ class Snapshot:
     def plain(self) -> tuple[Any, ...]:
         """This as plain values, for `marshal` (see `site_plain`)."""
         entities = {key: tuple(facts) for key, facts in self.entities.items()}
-        return (self.shared, self.names, self.read_as, entities, self.wiki, self.compared)
+        versions = {name: tuple(kept) for name, kept in self.versions.items()}
+        return (
+            self.shared,
+            self.names,
+            self.read_as,
+            entities,
+            self.wiki,
+            self.compared,
+            versions,
+        )
 
     @classmethod
     def from_plain(cls, plain: tuple[Any, ...]) -> Snapshot:
-        shared, names, read_as, entities, wiki, compared = plain
+        shared, names, read_as, entities, wiki, compared, versions = plain
         facts = {key: Facts(*values) for key, values in entities.items()}
-        return cls(shared, names, read_as, facts, wiki, compared)
+        kept = {name: incremental.Versioned(*value) for name, value in versions.items()}
+        return cls(shared, names, read_as, facts, wiki, compared, versions=kept)
 
 
 def _facts(
