@@ -44,7 +44,8 @@ class Memos:
     changed."""
     queries: QueryRuns | None = None
     """The last run of the record's queries and of derive, and what each read of the
-    compiled record (`serve`'s, in memory): run again only where that changed."""
+    compiled record (`serve`'s in memory; `build`'s and `check`'s in the state folder):
+    run again only where that changed."""
     files: FilesSeen | None = None
     """The last read of each file (`serve`'s, in memory): read again only where changed."""
 
@@ -81,12 +82,15 @@ class Memos:
             Memo.open(store, part) for part in (PARSED, LINKED, CHECKED, COMPILED)
         )
         last_site: SiteMemo[Any] | None = SiteMemo.open(store) if site else None
-        return cls(parsed, linked, checked, compiled, store, site=last_site)
+        queries = QueryRuns.open(store)
+        return cls(parsed, linked, checked, compiled, store, site=last_site, queries=queries)
 
     def commit(self, site: bool = False) -> None:
         """The run is over: what it used is what the next finds; the site's memo too where
         `site` (a site was written, and the memo tells it)."""
         for memo in (self.parsed, self.linked, self.checked, self.compiled):
             memo.commit()
+        if self.queries is not None:
+            self.queries.commit()
         if site and self.site is not None:
             self.site.commit()

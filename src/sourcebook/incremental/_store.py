@@ -6,7 +6,10 @@ record is untrusted input, and a cache committed with it could prove quotes that
 copies do not hold. The folder therefore carries a seal, an HMAC of its own place made
 with a secret kept outside every record, in the user's cache folder. A state folder
 without the right seal (from a clone, a copy, another machine or another user) is emptied
-and sealed afresh; one that is a symbolic link, or cannot be written, keeps nothing.
+and sealed afresh; one that is a symbolic link, or cannot be written, keeps nothing. A
+file whose values are read back as objects (the queries' runs) carries a seal of its own,
+an HMAC of its bytes and its name (`Store.write_sealed`), so that it is read only as this
+user's run wrote it.
 
 A `Store` is that folder for one record, or nothing at all (`Store.memory()`: what is kept
 lives in the process, from save to save in `serve`, or for one run with `--no-cache`).
@@ -73,6 +76,33 @@ class Store:
         if folder is not None:
             with contextlib.suppress(OSError):
                 write_atomic(folder / name, data)
+
+
+    def read_sealed(self, part: str, name: str) -> bytes | None:
+        """The bytes kept as `part/name` by `write_sealed`: None where there are none, or
+        they are not as this user's run sealed them."""
+        data = self.read(part, name)
+        secret = _secret() if data is not None else None
+        if data is None or secret is None or len(data) < _TAG:
+            return None
+        tag, kept = data[:_TAG], data[_TAG:]
+        return kept if hmac.compare_digest(tag, _tag(secret, part, name, kept)) else None
+
+    def write_sealed(self, part: str, name: str, data: bytes) -> None:
+        """Keep `data` as `part/name`, sealed with this user's secret: for what a run reads
+        back as objects, which must be what this user's runs wrote, not only be found in a
+        sealed folder."""
+        secret = _secret()
+        if secret is not None and self.on_disk:
+            self.write(part, name, _tag(secret, part, name, data) + data)
+
+
+_TAG = 32
+
+
+def _tag(secret: bytes, part: str, name: str, data: bytes) -> bytes:
+    named = f"{part}/{name}".encode() + b"\0"
+    return hmac.new(secret, named + data, hashlib.sha256).digest()
 
 
 def state_folder(root: Path, part: str) -> Path | None:
