@@ -113,7 +113,7 @@ class QueryRuns:
                 for key, (digests, noted, value, version) in runs.items()
             }
             self._outcomes = {key: bytes(kept) for key, kept in outcomes.items()}
-        except (AssertionError, EOFError, ValueError, TypeError):
+        except (AssertionError, EOFError, ValueError, TypeError, AttributeError):
             self._runs, self._outcomes = {}, {}
 
     def lookup(self, key: bytes, digests: Digests) -> tuple[Any, bytes] | None:
@@ -145,6 +145,7 @@ class QueryRuns:
                 kept = _restricted(kept)
             except _UNREADABLE:
                 kept = {}
+            kept = kept if isinstance(kept, dict) else {}
             self._outcomes[key] = kept
         return dict(kept)
 
@@ -202,7 +203,16 @@ _PLAIN = {
     ("decimal", "Decimal"): decimal.Decimal,
 }
 """The classes besides sourcebook's own that a kept value may hold."""
-_UNREADABLE = (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError)
+_UNREADABLE = (
+    pickle.UnpicklingError,
+    EOFError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    KeyError,
+    IndexError,
+)
+"""What reading a kept value that is not one of sourcebook's records raises."""
 
 
 class _Restricted(pickle.Unpickler):

@@ -77,7 +77,6 @@ class Store:
             with contextlib.suppress(OSError):
                 write_atomic(folder / name, data)
 
-
     def read_sealed(self, part: str, name: str) -> bytes | None:
         """The bytes kept as `part/name` by `write_sealed`: None where there are none, or
         they are not as this user's run sealed them."""
