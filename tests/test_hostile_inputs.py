@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from conftest import CHAPTER, SETTINGS, term
 
-from sourcebook.children import one_line, orphanless
+from sourcebook.children import alive, one_line, orphanless
 from sourcebook.publish.site.drawing import typeset, vega
 
 MEMORY = 2 * 1024**3
@@ -410,6 +410,40 @@ def _gone(mark: str) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def test_a_program_whose_parent_ended_before_it_asked_ends_at_once(tmp_path) -> None:
+    """The parent may be killed after it starts a program and before the program asks to
+    die with it (a killed parent is a zombie until reaped, and a signal still finds it):
+    the program, whose parent is then another, ends and never becomes what it was to be."""
+    ran = tmp_path / "ran"
+    command = orphanless(["/bin/mkdir", str(ran)])
+    command[command.index(str(os.getpid()))] = "1"  # a parent that is not its parent
+    assert subprocess.run(command, check=False).returncode == 1
+    assert not ran.exists()
+    assert subprocess.run(orphanless(["/bin/mkdir", str(ran)]), check=False).returncode == 0
+    assert ran.is_dir()
+
+
+def test_a_process_ended_but_not_reaped_is_not_alive() -> None:
+    """What a child started in Python asks of its parent (`die_with`): a parent killed, and
+    not yet waited for, is not alive."""
+    child = subprocess.Popen(["/bin/true"])
+    try:
+        assert _waited(lambda: [child.pid], lambda pid: _state(pid) == "Z")
+        assert not alive(child.pid)
+    finally:
+        child.wait()
+    assert not alive(child.pid)
+    assert alive(os.getpid())
+
+
+def _state(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat[stat.rfind(")") + 2 :][:1]
 
 
 def test_a_program_started_orphanless_dies_with_its_parent(tmp_path) -> None:

@@ -57,13 +57,21 @@ def cap_data(more: int) -> None:
 
 
 def alive(pid: int) -> bool:
+    """Whether the process `pid` runs: one that has ended and is not yet reaped (a
+    zombie, as a killed parent is until its own parent waits for it) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            found = stat.read()
+    except OSError:  # no /proc: as the signal said
         return True
-    return True
+    state = found[found.rfind(b")") + 2 :][:1]  # after the name, which may hold anything
+    return state not in (b"Z", b"X")
 
 
 _BECOME = """
@@ -72,16 +80,14 @@ try:
     ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)
 except (OSError, AttributeError):
     pass
-try:
-    os.kill(int(sys.argv[1]), 0)
-except ProcessLookupError:
+if os.getppid() != int(sys.argv[1]):
     os._exit(1)
-except PermissionError:
-    pass
 os.execv(sys.argv[2], sys.argv[2:])
 """
 """Run as `python -c _BECOME PARENT PROGRAM ARGS…`: ask to die with PARENT, then become
-PROGRAM (the signal asked for outlives exec)."""
+PROGRAM (the signal asked for outlives exec). Where PARENT ended before the kernel was
+asked, the process has another parent already (the kernel gives an orphan to another as
+its parent dies, before anyone reaps it), and it ends at once."""
 
 
 def orphanless(command: list[str]) -> list[str]:
