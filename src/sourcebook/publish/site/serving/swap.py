@@ -74,7 +74,7 @@ def linked_copy(
     (linked to the same inodes), so that only the files that differ are linked again."""
     target = Path(os.path.abspath(target))
     keep = {*files, MARK}
-    found = files_of(target)[0] if target.is_dir() else {}
+    found = files_of(target)[0]
     if also:
         keep |= {path for path in found if path.startswith(f"{also}/")}
     with _swapped_in(target, keep) as (staging, held):
