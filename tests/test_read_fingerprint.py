@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 from pathlib import Path
 
 import pytest
 
+from sourcebook.incremental import FileDigests, Store, fingerprint
 from sourcebook.incremental import _fingerprint as module
-from sourcebook.incremental import fingerprint
+
+PART, NAME = "check", "hashes"
 
 
 @pytest.fixture
@@ -28,6 +30,22 @@ def settle(monkeypatch) -> None:
     monkeypatch.setattr(module, "RACY_NS", -(10**12))
 
 
+def kept_in(record: Path) -> tuple[FileDigests, Path]:
+    """The hashes kept in the record's state folder, and the file that keeps them."""
+    store = Store.of(record)
+    folder = store.folder(PART)
+    assert folder is not None
+    return FileDigests(store, PART, NAME), folder / NAME
+
+
+def kept_fingerprint(record: Path) -> str:
+    """The fingerprint as `check` takes it: with the hashes kept, and kept again."""
+    digests, _ = kept_in(record)
+    found = fingerprint(record, digests)
+    digests.save()
+    return found
+
+
 def test_the_same_files_give_the_same_fingerprint_and_any_change_another(record: Path) -> None:
     first = fingerprint(record)
     assert fingerprint(record) == first
@@ -38,14 +56,16 @@ def test_the_same_files_give_the_same_fingerprint_and_any_change_another(record:
 
 
 def test_a_kept_hash_is_used_only_while_the_files_metadata_is_the_same(
-    record: Path, tmp_path: Path, monkeypatch
+    record: Path, monkeypatch
 ) -> None:
     settle(monkeypatch)
-    kept = tmp_path / "hashes.json"
-    first = fingerprint(record, kept)
-    assert len(json.loads(kept.read_text())["files"]) == 2
+    first = kept_fingerprint(record)
+    _, kept = kept_in(record)
+    assert len(marshal.loads(kept.read_bytes())[1]) == 2
     written = kept.stat().st_mtime_ns
-    assert fingerprint(record, kept) == first
+    digests, _ = kept_in(record)
+    assert fingerprint(record, digests) == first and digests.read == 0  # no file read
+    digests.save()
     assert kept.stat().st_mtime_ns == written  # nothing changed, nothing written again
     # The same size and the old modification time, new words: the change time still moves.
     path = record / "terms" / "a.md"
@@ -53,29 +73,37 @@ def test_a_kept_hash_is_used_only_while_the_files_metadata_is_the_same(
     path.write_text("---\ntitle: A\n---\nOnf.\n")
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert path.stat().st_size == before.st_size
-    changed = fingerprint(record, kept)
-    assert changed != first and changed == fingerprint(record)
+    digests, _ = kept_in(record)
+    changed = fingerprint(record, digests)
+    assert changed != first and changed == fingerprint(record) and digests.read == 1
 
 
-def test_kept_hashes_that_cannot_be_read_are_not_believed(
-    record: Path, tmp_path: Path, monkeypatch
-) -> None:
+def test_kept_hashes_that_cannot_be_read_are_not_believed(record: Path, monkeypatch) -> None:
     settle(monkeypatch)
-    kept = tmp_path / "hashes.json"
-    truth = fingerprint(record, kept)
-    data = json.loads(kept.read_text())
-    for name in data["files"]:
-        data["files"][name][4] = "00" * 32  # a forged hash with the right metadata
-    for text in ("", "[]", '{"files": []}', json.dumps(data).replace('"00', '"zz')):
-        kept.write_text(text)
-        assert fingerprint(record, kept) == truth
+    truth = kept_fingerprint(record)
+    _, kept = kept_in(record)
+    form, files = marshal.loads(kept.read_bytes())
+    forged = {name: (signature, b"\0" * 32) for name, (signature, _) in files.items()}
+    short = {name: (signature, b"\0" * 31) for name, (signature, _) in files.items()}
+    for data in (
+        b"",
+        b"\x00\xff" * 40,
+        marshal.dumps([]),
+        marshal.dumps((form, [])),
+        marshal.dumps((form + 1, forged)),
+        marshal.dumps((form, short)),
+        marshal.dumps((form, {name: "x" for name in files})),
+    ):
+        kept.write_bytes(data)
+        assert kept_fingerprint(record) == truth
     # A hash kept with the file's own metadata is believed: the folder it lives in is the
     # sealed state folder, which a record cannot bring (see incremental/_store.py).
-    kept.write_text(json.dumps(data))
-    assert fingerprint(record, kept) != truth
+    kept.write_bytes(marshal.dumps((form, forged)))
+    digests, _ = kept_in(record)
+    assert fingerprint(record, digests) != truth
 
 
-def test_a_file_written_just_before_is_read_again(record: Path, tmp_path: Path) -> None:
-    kept = tmp_path / "hashes.json"
-    fingerprint(record, kept)
+def test_a_file_written_just_before_is_read_again(record: Path) -> None:
+    kept_fingerprint(record)
+    _, kept = kept_in(record)
     assert not kept.exists()  # every file is too new to keep, so nothing is

@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sourcebook.diagnostics import Diagnostics
+from sourcebook.incremental import FileDigests
+from sourcebook.incremental import _fingerprint as fingerprint_module
 from sourcebook.model.kinds import Term
 from sourcebook.read import entities as entities_module
 from sourcebook.read import frontmatter
@@ -108,18 +110,24 @@ def test_files_read_by_workers_are_read_as_one_by_one(tmp_path: Path, monkeypatc
     (record / "terms" / "Bad_Id.md").write_text("---\ntitle: Bad\ndefinition: x\n---\n")
     (record / "people" / "twice.md").write_text("---\ntitle: A\ntitle: B\nrole: x\n---\n")
 
-    def read() -> tuple[list, list]:
+    def read(digests: FileDigests | None = None) -> tuple[list, list]:
         found = Diagnostics()
-        got = read_record(record, found)
+        got = read_record(record, found, digests=digests)
         assert got is not None
         entities = [(e.key, e.model_dump(), e.pos("title")) for e in got]
         return entities, [d.format() for d in found]
 
-    serial = read()
+    # as if every file had long settled: each hash is kept (the workers' too)
+    monkeypatch.setattr(fingerprint_module, "RACY_NS", -(10**12))
+    serial_digests, parallel_digests = FileDigests(), FileDigests()
+    serial = read(serial_digests)
     monkeypatch.setattr(entities_module, "PARALLEL_FROM", 1)
     monkeypatch.setattr(entities_module, "CHUNK", 7)
-    parallel = read()
+    parallel = read(parallel_digests)
     assert parallel == serial
+    # the hashes each worker noted are the process's, as reading one by one notes them
+    assert parallel_digests.noted() == serial_digests.noted()
+    assert len(serial_digests.noted()) == serial_digests.read > 100
     said = serial[1]
     assert any("R001" in d for d in said) and any("S006" in d for d in said), said
 

@@ -178,7 +178,7 @@ def read_and_link(
     the record's state folder), let go of here where `done` (else by the caller, once it
     has linked all it links)."""
     kept = kept if kept is not None else _memos(Path(root))
-    record = read_record(root, diagnostics, kept.parsed, kept.files)
+    record = read_record(root, diagnostics, kept.parsed, kept.files, kept.digests)
     if record is None:
         return None, Graph()
     record_day(record, as_of)  # refuses a day after the close before any work is done

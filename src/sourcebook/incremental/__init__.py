@@ -39,6 +39,7 @@ The vocabulary, used alike in the code, its docstrings and docs/architecture.md:
   its values are compared by **digest** (`Digester`).
 - The other memos: `QueryRuns` (the last run of each job over the compiled record, by
   the digests of what it read), `FilesSeen` (the last read of each file, by its stat),
+  `FileDigests` (each file's hash, by its stat, as git's index keeps them),
   `RecordMemo` (one value for a whole record, by its fingerprint: `check`'s result).
 - **kept database** (`KeptDatabase`): a database filled from tables of rows and changed in
   place from run to run, only the tables whose rows changed (and those their settling
@@ -64,7 +65,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sourcebook.incremental._database import Columns, Days, KeptDatabase
     from sourcebook.incremental._digests import Digester
-    from sourcebook.incremental._fingerprint import NOT_RECORD, code, fingerprint, not_record
+    from sourcebook.incremental._fingerprint import (
+        NOT_RECORD,
+        FileDigests,
+        code,
+        fingerprint,
+        not_record,
+    )
     from sourcebook.incremental._memo import Memo, key_of
     from sourcebook.incremental._memos import CHECKED, COMPILED, LINKED, PARSED, Memos
     from sourcebook.incremental._reads import READS, Reads, SharedMemo, Token
@@ -100,6 +107,7 @@ _HOME = {
     "KeptDatabase": "_database",
     "Digester": "_digests",
     "NOT_RECORD": "_fingerprint",
+    "FileDigests": "_fingerprint",
     "code": "_fingerprint",
     "fingerprint": "_fingerprint",
     "not_record": "_fingerprint",
@@ -168,6 +176,7 @@ __all__ = [
     "Columns",
     "Days",
     "Digester",
+    "FileDigests",
     "FilesSeen",
     "KeptDatabase",
     "Memo",

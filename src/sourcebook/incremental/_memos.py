@@ -1,5 +1,5 @@
 """A run's memos: what read, link, check and compile made of each entity, the site, the
-queries' runs and the files last read, kept from run to run.
+queries' runs, the files last read and each entity file's hash, kept from run to run.
 
 `build` and `check` open them from the record's state folder and commit what the run used;
 `serve` keeps them in memory from save to save, holding the objects made too; `--no-cache`
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sourcebook.incremental._fingerprint import FileDigests
 from sourcebook.incremental._memo import Memo
 from sourcebook.incremental._runs import QueryRuns
 from sourcebook.incremental._seen import FilesSeen
@@ -19,7 +20,8 @@ from sourcebook.incremental._site import SiteMemo
 from sourcebook.incremental._store import Store
 
 PARSED = "parsed"
-"""The part of the state folder that keeps front matter parsed (read's memo)."""
+"""The part of the state folder that keeps front matter parsed (read's memo), and the
+entity files' hashes it is kept by."""
 LINKED = "linked"
 """What link found in each entity's prose, and the record's names (link's memo)."""
 CHECKED = "checked"
@@ -48,6 +50,9 @@ class Memos:
     run again only where that changed."""
     files: FilesSeen | None = None
     """The last read of each file (`serve`'s, in memory): read again only where changed."""
+    digests: FileDigests | None = None
+    """Each entity file's hash by its stat (`build`'s and `check`'s, in the state folder):
+    a file whose hash and front matter are kept is not read."""
 
     @property
     def on_disk(self) -> bool:
@@ -83,7 +88,17 @@ class Memos:
         )
         last_site: SiteMemo[Any] | None = SiteMemo.open(store) if site else None
         queries = QueryRuns.open(store)
-        return cls(parsed, linked, checked, compiled, store, site=last_site, queries=queries)
+        digests = FileDigests(store, PARSED)
+        return cls(
+            parsed,
+            linked,
+            checked,
+            compiled,
+            store,
+            site=last_site,
+            queries=queries,
+            digests=digests,
+        )
 
     def commit(self, site: bool = False) -> None:
         """The run is over: what it used is what the next finds; the site's memo too where
@@ -92,5 +107,7 @@ class Memos:
             memo.commit()
         if self.queries is not None:
             self.queries.commit()
+        if self.digests is not None:
+            self.digests.save()
         if site and self.site is not None:
             self.site.commit()

@@ -18,10 +18,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sourcebook.incremental._fingerprint import code, fingerprint
+from sourcebook.incremental._fingerprint import FileDigests, code, fingerprint
 from sourcebook.incremental._store import Store
 
-_HASHES = "files.json.hashes"
+_HASHES = "files.marshal.hashes"
 
 
 class RecordMemo:
@@ -33,13 +33,13 @@ class RecordMemo:
         self.part = part
         self.inputs = inputs
         self.store = Store.of(root)
+        self._digests = FileDigests(self.store, part, _HASHES)
         self._key = self._key_now()
+        self._digests.save()
 
     def _key_now(self) -> str:
-        folder = self.store.folder(self.part)
-        hashes = folder / _HASHES if folder is not None else None
         said = "\n".join([code(), *self.inputs, repr(os.fsencode(self.root))])
-        said += f"\n{fingerprint(self.root, hashes)}"
+        said += f"\n{fingerprint(self.root, self._digests)}"
         return hashlib.sha256(said.encode()).hexdigest()
 
     def lookup(self) -> Any | None:

@@ -7,7 +7,9 @@ the order the files were given, exactly as reading them one by one would give th
 
 from __future__ import annotations
 
+import hashlib
 import os
+import time
 from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -15,7 +17,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, did_you_mean
-from sourcebook.incremental import PARSED, FilesSeen, Memo, key_of, stat_of
+from sourcebook.incremental import PARSED, FileDigests, FilesSeen, Memo, key_of, stat_of
 from sourcebook.model.base import Entity, Place, id_problem
 from sourcebook.model.kinds import KINDS, Kind
 from sourcebook.read.frontmatter import FrontMatterError, Parsed, Path_, parse
@@ -57,6 +59,7 @@ def reading(
     kept: Memo | None = None,
     seen: FilesSeen | None = None,
     plain: Container[str] = (),
+    digests: FileDigests | None = None,
 ) -> Iterator[Iterator[FileRead]]:
     """Each file read, in the order given. Workers, where there are any, start at once and
     read while the block runs; in this process, each file is read as the block asks for it.
@@ -67,27 +70,40 @@ def reading(
     `seen`: the last read of each file, given again where the file is unchanged (see
     `incremental.FilesSeen`; the read has begun, and is committed by the caller); without a
     stat where the watcher named no change to it and its kind is in `plain` (a folder
-    reached through no symbolic link)."""
+    reached through no symbolic link).
+    `digests`: each file's hash by its stat (see `incremental.FileDigests`): a file whose
+    hash is kept, and whose front matter is kept under it, is not read at all."""
     kept = kept if kept is not None else Memo(PARSED)
+    digests = digests if digests is not None else FileDigests()
     jobs = _jobs(len(files)) if not len(kept) else 1
     if jobs <= 1:
-        yield (_read_again(file, max_bytes, kept, seen, file.kind in plain) for file in files)
+        yield (
+            _read_again(file, max_bytes, kept, seen, file.kind in plain, digests) for file in files
+        )
     else:
         bounds = [(i, min(i + CHUNK, len(files))) for i in range(0, len(files), CHUNK)]
         with Forked(jobs, (files, max_bytes)) as pool:
-            yield _kept_as_read(pool.imap(_read_chunk, bounds), kept, max_bytes, seen)
+            yield _kept_as_read(pool.imap(_read_chunk, bounds), kept, max_bytes, seen, digests)
+
+
+Chunk = tuple[list[FileRead], list[tuple[bytes, Any]], dict[str, Any]]
+"""A worker's share read: each file's read, the front matter it parsed and the hashes it
+noted, to be kept."""
 
 
 def _kept_as_read(
-    chunks: Iterator[tuple[list[FileRead], list[tuple[bytes, Any]]]],
+    chunks: Iterator[Chunk],
     kept: Memo,
     max_bytes: int,
     seen: FilesSeen | None,
+    digests: FileDigests,
 ) -> Iterator[FileRead]:
-    """The workers' reads in order, keeping the front matter each chunk parsed."""
-    for reads, made in chunks:
+    """The workers' reads in order, keeping the front matter each chunk parsed and the
+    hashes it noted."""
+    for reads, made, noted in chunks:
         for each in made:
             kept.record(*each)
+        digests.adopt(noted)
         for read in reads:
             if seen is not None:  # its stat taken after the read: trusted only if older
                 path = read.file.path
@@ -96,12 +112,17 @@ def _kept_as_read(
 
 
 def _read_again(
-    file: EntityFile, max_bytes: int, kept: Memo, seen: FilesSeen | None, plain: bool
+    file: EntityFile,
+    max_bytes: int,
+    kept: Memo,
+    seen: FilesSeen | None,
+    plain: bool,
+    digests: FileDigests,
 ) -> FileRead:
     """The file's last read where it is unchanged (its parsed front matter kept for the
     next run), else the file read."""
     if seen is None:
-        return _read(file, max_bytes, kept)
+        return _read(file, max_bytes, kept, digests)
     key = (file, max_bytes)
     stat = None
     again: FileRead | None = seen.unnamed(key, file.path) if plain else None
@@ -112,14 +133,14 @@ def _read_again(
         if again.read_as is not None:
             kept.carry(again.read_as)
         return again
-    read = _read(file, max_bytes, kept)
+    read = _read(file, max_bytes, kept, digests)
     seen.record(key, stat, read, file.path)
     return read
 
 
-def _read(file: EntityFile, max_bytes: int, kept: Memo) -> FileRead:
+def _read(file: EntityFile, max_bytes: int, kept: Memo, digests: FileDigests) -> FileRead:
     found = Diagnostics()
-    entity, read_as = _read_entity(file, _KIND[file.kind], max_bytes, found, kept)
+    entity, read_as = _read_entity(file, _KIND[file.kind], max_bytes, found, kept, digests)
     return FileRead(file, entity, found.items, read_as)
 
 
@@ -128,21 +149,27 @@ def _jobs(files: int) -> int:
     return worker_count(files, PARALLEL_FROM)
 
 
-def _read_chunk(bounds: tuple[int, int]) -> tuple[list[FileRead], list[tuple[bytes, Any]]]:
-    """A worker's share: each file read, and the front matter it parsed, to be kept."""
+def _read_chunk(bounds: tuple[int, int]) -> Chunk:
+    """A worker's share: each file read, with the front matter it parsed and the hashes it
+    noted, to be kept."""
     files, max_bytes = forked_job()  # the files and the size limit
-    kept = Memo(PARSED, recording=True)
-    reads = [_read(file, max_bytes, kept) for file in files[bounds[0] : bounds[1]]]
-    return reads, kept.recorded or []
+    kept, digests = Memo(PARSED, recording=True), FileDigests()
+    reads = [_read(file, max_bytes, kept, digests) for file in files[bounds[0] : bounds[1]]]
+    return reads, kept.recorded or [], digests.noted()
 
 
 def _read_entity(
-    file: EntityFile, kind: Kind, max_bytes: int, found: Diagnostics, kept: Memo
+    file: EntityFile,
+    kind: Kind,
+    max_bytes: int,
+    found: Diagnostics,
+    kept: Memo,
+    digests: FileDigests,
 ) -> tuple[Entity | None, bytes | None]:
     """The file's entity (None where it cannot be read), and the hash it was read as."""
     shown, entity_id = file.shown, file.id
     try:
-        parsed, read_as = _parsed(_read_text(file.path, shown, max_bytes), shown, kept)
+        parsed, read_as = _parsed(file.path, shown, max_bytes, kept, digests)
     except FrontMatterError as exc:
         found.error(exc.pos, exc.code, exc.message, exc.hint)
         return None, None
@@ -171,20 +198,41 @@ def _read_entity(
     return entity, read_as
 
 
-def _parsed(text: str, shown: str, kept: Memo) -> tuple[Parsed, bytes]:
-    """The file's front matter, parsed or kept from before, and the key it is kept by.
-    What cannot be parsed is not kept: it raises each time."""
-    key = key_of(PARSED, shown, text)
-    plain = kept.lookup(key)
-    if plain is not None:
-        data, body, body_line, places, spans, duplicates, keys = plain
-        parsed = Parsed(shown, data, body, body_line, dict(places), dict(spans))
-        parsed.duplicate_keys = [(name, Pos(shown, *at)) for name, *at in duplicates]
-        parsed.keys = dict(keys)
-        return parsed, key
-    parsed = parse(text, shown)
+def _parsed(
+    path: str, shown: str, max_bytes: int, kept: Memo, digests: FileDigests
+) -> tuple[Parsed, bytes]:
+    """The file's front matter, parsed or kept from before, and the key it is kept by (of
+    the file's shown path and its content's hash). A file whose hash `digests` keeps, with
+    its front matter kept under it, is not read. What cannot be parsed is not kept: it
+    raises each time."""
+    before = time.time_ns()
+    found = _stat(path, shown, max_bytes)
+    digest = digests.known(path, found)
+    key = key_of(PARSED, shown, digest) if digest is not None else None
+    plain = kept.lookup(key) if key is not None else None
+    if plain is None:
+        data = _read_bytes(path, shown)
+        digest = hashlib.sha256(data).digest()
+        digests.note(path, found, digest, before)
+        text = _text(data, shown)
+        key = key_of(PARSED, shown, digest)
+        plain = kept.lookup(key)
+        if plain is None:
+            parsed = parse(text, shown)
+            kept.record(key, _plain(parsed))
+            return parsed, key
+    assert key is not None
+    data, body, body_line, places, spans, duplicates, keys = plain
+    parsed = Parsed(shown, data, body, body_line, dict(places), dict(spans))
+    parsed.duplicate_keys = [(name, Pos(shown, *at)) for name, *at in duplicates]
+    parsed.keys = dict(keys)
+    return parsed, key
+
+
+def _plain(parsed: Parsed) -> tuple[Any, ...]:
+    """What is kept of front matter parsed: plain values."""
     duplicates = tuple((name, pos.line, pos.col) for name, pos in parsed.duplicate_keys)
-    plain = (
+    return (
         parsed.data,
         parsed.body,
         parsed.body_line,
@@ -193,26 +241,36 @@ def _parsed(text: str, shown: str, kept: Memo) -> tuple[Parsed, bytes]:
         duplicates,
         tuple(parsed.keys.items()),
     )
-    kept.record(key, plain)
-    return parsed, key
 
 
-def _read_text(path: str, shown: str, limit: int) -> str:
+def _stat(path: str, shown: str, limit: int) -> os.stat_result:
+    """The file's stat, where it is one an entity may be read from."""
     try:
-        size = os.stat(path).st_size
+        found = os.stat(path)
     except OSError as exc:
         raise FrontMatterError(Pos(shown), "R009", f"cannot be read: {exc.strerror}") from None
-    if size > limit:
+    if found.st_size > limit:
         raise FrontMatterError(
             Pos(shown),
             "R005",
-            f"file is {size:,} bytes, over the limit of {limit:,}",
+            f"file is {found.st_size:,} bytes, over the limit of {limit:,}",
             "split it, or raise [limits] max_file_bytes in sourcebook.toml",
         )
-    if size == 0:
+    if found.st_size == 0:
         raise FrontMatterError(Pos(shown), "R003", "empty file", "an entity needs front matter")
-    with open(path, "rb") as opened:
-        data = opened.read()
+    return found
+
+
+def _read_bytes(path: str, shown: str) -> bytes:
+    try:
+        with open(path, "rb") as opened:
+            return opened.read()
+    except OSError as exc:
+        raise FrontMatterError(Pos(shown), "R009", f"cannot be read: {exc.strerror}") from None
+
+
+def _text(data: bytes, shown: str) -> str:
+    """The file's bytes as text: UTF-8, without a byte-order mark, its lines ended by LF."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

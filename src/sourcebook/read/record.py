@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sourcebook.diagnostics import Diagnostics, Pos
-from sourcebook.incremental import FilesSeen, Memo
+from sourcebook.incremental import FileDigests, FilesSeen, Memo
 from sourcebook.model.kinds import KINDS, Kind
 from sourcebook.model.record import Record
 from sourcebook.read.entities import EntityFile, FileRead, reading
@@ -28,9 +28,12 @@ def read_record(
     diagnostics: Diagnostics,
     kept: Memo | None = None,
     seen: FilesSeen | None = None,
+    digests: FileDigests | None = None,
 ) -> Record | None:
     """Read every entity of the record at `root`; None when its settings cannot be read.
     `kept`: front matter parsed by earlier runs (see `incremental.Memo`); none where not given.
+    `digests`: each entity file's hash, kept by its stat: a file whose hash is kept, and
+    whose front matter `kept` keeps under it, is not read (`incremental.FileDigests`).
     `seen`: the last read of each file, given again where it is unchanged; and, where it was
     told what changed, what the last read made of each folder in which nothing did (its
     entity files, its links checked, its Library, its watch log; `incremental.FilesSeen`).
@@ -72,7 +75,7 @@ def read_record(
     from sourcebook.read.watch import read_watch
 
     limit = settings.limits.max_file_bytes
-    with reading(files, limit, kept, seen, plain) as reads:
+    with reading(files, limit, kept, seen, plain, digests) as reads:
         record.library = _folder(
             seen,
             ("library", shown_root),
