@@ -11,7 +11,7 @@ from sourcebook.model.kinds import Evidence, Future, Parameter, Scenario
 from sourcebook.model.numbers import carries
 from sourcebook.model.projection import ScenarioError, project
 from sourcebook.model.record import Record
-from sourcebook.model.units import UnitError, parse, shown
+from sourcebook.model.units import UnitError, dimension_of, shown
 
 
 def check_scenarios(record: Record, graph: Graph, diagnostics: Diagnostics) -> None:
@@ -79,7 +79,7 @@ def _parameters(scenario: Scenario, diagnostics: Diagnostics) -> bool:
         evidence += [(("inputs", n), item) for n, item in enumerate(parameter.inputs)]
         for path, item in evidence:
             try:
-                parse(item.unit)
+                dimension_of(item.unit)  # raises where the unit cannot be parsed
             except UnitError as exc:
                 sound = False
                 diagnostics.error(

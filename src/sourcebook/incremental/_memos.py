@@ -8,16 +8,18 @@ gives empty ones in memory that are let go with the run.
 
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sourcebook.incremental._fingerprint import FileDigests
+from sourcebook.incremental._fingerprint import FileDigests, code
 from sourcebook.incremental._memo import Memo
 from sourcebook.incremental._runs import QueryRuns
 from sourcebook.incremental._seen import FilesSeen
 from sourcebook.incremental._site import SiteMemo
 from sourcebook.incremental._store import Store
+from sourcebook.model import units
 
 PARSED = "parsed"
 """The part of the state folder that keeps front matter parsed (read's memo), and the
@@ -89,6 +91,7 @@ class Memos:
         last_site: SiteMemo[Any] | None = SiteMemo.open(store) if site else None
         queries = QueryRuns.open(store)
         digests = FileDigests(store, PARSED)
+        units.give_answers(_answers_kept(store))
         return cls(
             parsed,
             linked,
@@ -109,5 +112,43 @@ class Memos:
             self.queries.commit()
         if self.digests is not None:
             self.digests.save()
+        if self.on_disk:
+            _keep_answers(self.store)
         if site and self.site is not None:
             self.site.commit()
+
+
+UNITS, _ANSWERS = "units", "answers.marshal"
+"""Where the registry of units' answers are kept (`model.units.give_answers`)."""
+
+
+def _answers_kept(store: Store) -> dict[units.Question, units.Answer]:
+    """The answers of the registry of units that a run of this code kept; none else."""
+    data = store.read(UNITS, _ANSWERS)
+    try:
+        kept_code, answers = marshal.loads(data) if data is not None else ("", {})
+    except (ValueError, EOFError, TypeError):
+        return {}
+    if kept_code != code() or not isinstance(answers, dict):
+        return {}
+    return {
+        question: answer for question, answer in answers.items() if _an_answer(question, answer)
+    }
+
+
+def _an_answer(question: object, answer: object) -> bool:
+    """Whether a kept pair is a question of the registry with an answer of its kind."""
+    if not (isinstance(question, tuple) and all(isinstance(part, str) for part in question)):
+        return False
+    if isinstance(answer, tuple):
+        return len(answer) == 2 and all(isinstance(part, str) for part in answer)
+    if question[:1] == ("dimension",) and len(question) == 2:
+        return answer is None or answer in units.DIMENSIONS
+    return question[:1] == ("factor",) and len(question) == 3 and type(answer) is float
+
+
+def _keep_answers(store: Store) -> None:
+    """Keep the answers this process gave, where they are not what is kept."""
+    asked = units.answers_asked()
+    if asked and asked != _answers_kept(store):
+        store.write(UNITS, _ANSWERS, marshal.dumps((code(), asked)))

@@ -1,0 +1,132 @@
+"""The registry of units' answers, kept from run to run: a `check` or `build` of a record
+whose units an earlier run met does not load the registry (pint and numpy), and says and
+writes what it does when it loads it; what is kept is believed only as what it is."""
+
+from __future__ import annotations
+
+import marshal
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import BUNDLED
+
+from sourcebook.incremental import STATE_FOLDER
+from sourcebook.model import units
+
+KEPT = Path(STATE_FOLDER) / "units" / "answers.marshal"
+WITHOUT_PINT = """
+import sys
+class Refused:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("pint", "numpy"):
+            raise ImportError(f"{name} may not be loaded here")
+sys.meta_path.insert(0, Refused())
+from sourcebook.cli import run
+sys.argv = ["sourcebook", *sys.argv[1:]]
+run()
+"""
+"""`sourcebook ARGS` in a process that cannot load pint or numpy."""
+
+
+def sourcebook(*args: str, pint: bool = True) -> subprocess.CompletedProcess[str]:
+    command = ["-m", "sourcebook"] if pint else ["-c", WITHOUT_PINT]
+    return subprocess.run(
+        [sys.executable, *command, *args], capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture
+def record(tmp_path: Path) -> Path:
+    root = tmp_path / "record"
+    shutil.copytree(BUNDLED, root, ignore=shutil.ignore_patterns("_site", STATE_FOLDER))
+    return root
+
+
+def edit(root: Path, words: str) -> None:
+    campus = root / "campuses" / "colossus-2.md"
+    campus.write_text(campus.read_text(encoding="utf-8") + f"\n{words}\n", encoding="utf-8")
+
+
+def test_a_run_after_one_that_met_the_same_units_does_not_load_the_registry(
+    record: Path, tmp_path: Path
+) -> None:
+    first = sourcebook("check", str(record))
+    assert first.returncode == 0, first.stderr
+    assert (record / KEPT).is_file()
+    edit(record, "A sentence added.")  # a check after an edit: every figure checked again
+    again = sourcebook("check", str(record), pint=False)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == first.stdout
+    # A build asks what check does not (derive's child shows figures in other units): the
+    # answers its child gave are kept with the build's own.
+    site = str(tmp_path / "site")
+    assert sourcebook("build", "--quiet", str(record), "-o", site).returncode == 0
+    edit(record, "A figure's campus, edited.")
+    shutil.rmtree(record / STATE_FOLDER / "queries")  # derive runs again, in its child
+    built = sourcebook("build", "--quiet", str(record), "-o", site, pint=False)
+    assert built.returncode == 0, built.stderr
+    clean = sourcebook("build", "--quiet", "--no-cache", str(record), "-o", str(tmp_path / "b"))
+    assert clean.returncode == 0, clean.stderr
+    for page in ("ledger/colossus-2/index.html", "scorecard/index.html", "observatory/index.html"):
+        kept, fresh = tmp_path / "site" / "vol1" / page, tmp_path / "b" / "vol1" / page
+        assert fresh.is_file(), page
+        assert kept.read_bytes() == fresh.read_bytes(), page
+
+
+def test_a_unit_met_for_the_first_time_loads_the_registry(record: Path) -> None:
+    assert sourcebook("check", str(record)).returncode == 0
+    campus = record / "campuses" / "colossus-2.md"
+    text = campus.read_text(encoding="utf-8")
+    assert "unit: MW" in text
+    campus.write_text(text.replace("unit: MW", "unit: TW", 1), encoding="utf-8")
+    refused = sourcebook("check", str(record), pint=False)
+    assert "may not be loaded here" in refused.stderr  # TW was never asked: pint is loaded
+    assert sourcebook("check", str(record)).returncode in (0, 1)
+    assert ("factor", "TW", "W") in marshal.loads((record / KEPT).read_bytes())[1]
+
+
+def test_kept_answers_are_believed_only_as_answers_of_this_code(record: Path) -> None:
+    truth = sourcebook("check", str(record))
+    kept = record / KEPT
+    code, answers = marshal.loads(kept.read_bytes())
+    forged = {
+        ("dimension", "acres"): None,  # an answer of this code is believed: see below
+    }
+    for data in (
+        b"",
+        b"\x00\xff" * 30,
+        marshal.dumps([code, answers]),
+        marshal.dumps(("another version", {**answers, **forged})),
+        marshal.dumps((code, {("factor", "acres", "meter ** 2"): 1})),  # an int, not a factor
+        marshal.dumps((code, {("dimension", "acres"): "no such dimension"})),
+        marshal.dumps((code, {("dimension", "acres"): ("error",)})),
+        marshal.dumps((code, {"acres": "area"})),
+    ):
+        kept.write_bytes(data)
+        edit(record, "Checked again.")
+        assert sourcebook("check", str(record)).stdout == truth.stdout
+    # The state folder is sealed (a record cannot bring one): what it holds in the right
+    # form is taken as the answer, which shows that the answers are read from it.
+    kept.write_bytes(marshal.dumps((code, {**answers, **forged})))
+    edit(record, "Checked again.")
+    assert "F002" in sourcebook("check", str(record)).stdout
+
+
+def test_an_error_is_an_answer_given_again_as_the_same_error(monkeypatch) -> None:
+    monkeypatch.setattr(units, "_ASKED", {})
+    monkeypatch.setattr(units, "_GIVEN", {})
+    units.dimension_of.cache_clear()
+    with pytest.raises(units.UnitError) as made:
+        units.dimension_of("furlongs per fortnight")
+    asked = units.answers_asked()
+    assert asked[("dimension", "furlongs per fortnight")][0] == "error"
+    monkeypatch.setattr(units, "_ASKED", {})
+    units.give_answers(asked)
+    monkeypatch.setattr(units, "registry", None)  # the registry cannot be asked again
+    with pytest.raises(units.UnitError) as given:
+        units.dimension_of("furlongs per fortnight")
+    assert str(given.value) == str(made.value)
+    units.dimension_of.cache_clear()
