@@ -15,8 +15,10 @@ from conftest import BUNDLED
 
 from sourcebook.incremental import STATE_FOLDER
 from sourcebook.model import units
+from sourcebook.runtime.memo import answers_asked, give_answers
 
-KEPT = Path(STATE_FOLDER) / "units" / "answers.marshal"
+KEPT = Path(STATE_FOLDER) / "answers" / "answers.marshal"
+DIMENSION, FACTOR = "units.dimension", "units.factor"
 WITHOUT_PINT = """
 import sys
 class Refused:
@@ -85,46 +87,50 @@ def test_a_unit_met_for_the_first_time_loads_the_registry(record: Path) -> None:
     refused = sourcebook("check", str(record), pint=False)
     assert "may not be loaded here" in refused.stderr  # TW was never asked: pint is loaded
     assert sourcebook("check", str(record)).returncode in (0, 1)
-    assert ("factor", "TW", "W") in marshal.loads((record / KEPT).read_bytes())[1]
+    assert ("TW", "W") in marshal.loads((record / KEPT).read_bytes())[1][FACTOR]
 
 
 def test_kept_answers_are_believed_only_as_answers_of_this_code(record: Path) -> None:
     truth = sourcebook("check", str(record))
     kept = record / KEPT
     code, answers = marshal.loads(kept.read_bytes())
-    forged = {
-        ("dimension", "acres"): None,  # an answer of this code is believed: see below
-    }
+    dimensions, factors = answers[DIMENSION], answers[FACTOR]
+    forged = {**answers, DIMENSION: {**dimensions, ("acres",): None}}  # believed: see below
     for data in (
         b"",
         b"\x00\xff" * 30,
-        marshal.dumps([code, answers]),
-        marshal.dumps(("another version", {**answers, **forged})),
-        marshal.dumps((code, {("factor", "acres", "meter ** 2"): 1})),  # an int, not a factor
-        marshal.dumps((code, {("dimension", "acres"): "no such dimension"})),
-        marshal.dumps((code, {("dimension", "acres"): ("error",)})),
-        marshal.dumps((code, {"acres": "area"})),
+        marshal.dumps([code]),
+        marshal.dumps(("another version", forged)),
+        marshal.dumps((code, {DIMENSION: {("acres",): "no such dimension"}})),
+        marshal.dumps((code, {DIMENSION: {("acres",): ("raised",)}})),
+        marshal.dumps((code, {DIMENSION: {("acres",): ("other", "why")}})),
+        marshal.dumps((code, {DIMENSION: {"acres": "area"}})),
+        marshal.dumps((code, {DIMENSION: {(b"acres",): None}})),
+        marshal.dumps((code, {DIMENSION: [("acres", None)]})),
+        marshal.dumps((code, {FACTOR: {k: int(v) for k, v in factors.items()}})),  # not floats
     ):
         kept.write_bytes(data)
         edit(record, "Checked again.")
         assert sourcebook("check", str(record)).stdout == truth.stdout
     # The state folder is sealed (a record cannot bring one): what it holds in the right
     # form is taken as the answer, which shows that the answers are read from it.
-    kept.write_bytes(marshal.dumps((code, {**answers, **forged})))
+    kept.write_bytes(marshal.dumps((code, forged)))
     edit(record, "Checked again.")
     assert "F002" in sourcebook("check", str(record)).stdout
 
 
 def test_an_error_is_an_answer_given_again_as_the_same_error(monkeypatch) -> None:
-    monkeypatch.setattr(units, "_ASKED", {})
-    monkeypatch.setattr(units, "_GIVEN", {})
+    function = units._dimension_name
+    monkeypatch.setattr(function, "_asked", {})
+    monkeypatch.setattr(function, "_given", {})
     units.dimension_of.cache_clear()
     with pytest.raises(units.UnitError) as made:
         units.dimension_of("furlongs per fortnight")
-    asked = units.answers_asked()
-    assert asked[("dimension", "furlongs per fortnight")][0] == "error"
-    monkeypatch.setattr(units, "_ASKED", {})
-    units.give_answers(asked)
+    asked = answers_asked()[DIMENSION]
+    assert asked[("furlongs per fortnight",)][0] == "raised"
+    monkeypatch.setattr(function, "_asked", {})
+    units.dimension_of.cache_clear()
+    give_answers({DIMENSION: asked})
     monkeypatch.setattr(units, "registry", None)  # the registry cannot be asked again
     with pytest.raises(units.UnitError) as given:
         units.dimension_of("furlongs per fortnight")

@@ -38,7 +38,7 @@ from sourcebook.children import (
 from sourcebook.compile.database import CompiledRecord, Failure, QueryError, Result, open_image
 from sourcebook.compile.noted import Column, digests, noting
 from sourcebook.incremental import Columns, QueryRuns, run_key, version_of
-from sourcebook.model import units
+from sourcebook.runtime.memo import answers_asked, give_answers
 
 T = TypeVar("T")
 
@@ -233,7 +233,7 @@ def _attempt(
                 known[message[1]] = message[2]
                 running = None
             elif kind == "done":
-                units.give_answers(message[4], asked=True)  # the registry's, for the next run
+                give_answers(message[4], asked=True)  # a pure function's, for the next run
                 return True, message[1], message[2], message[3]
             else:  # "failed": the job itself raised, as it would have in this process
                 raise message[1]
@@ -303,7 +303,7 @@ def _child(
     except Exception as exc:
         out.send(("failed", exc))
     else:
-        out.send(("done", value, noted, not monitor.stopped, units.answers_asked()))
+        out.send(("done", value, noted, not monitor.stopped, answers_asked()))
     finally:
         out.close()
 

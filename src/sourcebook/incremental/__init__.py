@@ -12,7 +12,7 @@ The vocabulary, used alike in the code, its docstrings and docs/architecture.md:
   with the record is emptied, never trusted); `Store.memory()` is nowhere but in the
   process (`serve`, from save to save; `--no-cache`, for one run). A store holds parts,
   one for each memo: `parsed`, `linked`, `checked`, `compiled`, `site`, `check`,
-  `queries`, and `units` (the registry of units' answers, `model.units`). The
+  `queries`, and `answers` (pure functions' answers, `runtime.memo.answered`). The
   parts that keep a format of their own (the Library's texts and items, the charts'
   drawings, a watch's note) ask the store for their sealed `folder`.
 - **key** (`key_of`): the hash of everything a value depends on, with sourcebook's own

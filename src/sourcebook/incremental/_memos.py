@@ -19,7 +19,7 @@ from sourcebook.incremental._runs import QueryRuns
 from sourcebook.incremental._seen import FilesSeen
 from sourcebook.incremental._site import SiteMemo
 from sourcebook.incremental._store import Store
-from sourcebook.model import units
+from sourcebook.runtime.memo import answers_asked, give_answers
 
 PARSED = "parsed"
 """The part of the state folder that keeps front matter parsed (read's memo), and the
@@ -91,7 +91,7 @@ class Memos:
         last_site: SiteMemo[Any] | None = SiteMemo.open(store) if site else None
         queries = QueryRuns.open(store)
         digests = FileDigests(store, PARSED)
-        units.give_answers(_answers_kept(store))
+        give_answers(_answers_kept(store))
         return cls(
             parsed,
             linked,
@@ -118,37 +118,26 @@ class Memos:
             self.site.commit()
 
 
-UNITS, _ANSWERS = "units", "answers.marshal"
-"""Where the registry of units' answers are kept (`model.units.give_answers`)."""
+ANSWERS, _ANSWERS = "answers", "answers.marshal"
+"""Where the answers of pure functions of strings are kept (`runtime.memo.answered`: the
+registry of units' dimensions and factors)."""
 
 
-def _answers_kept(store: Store) -> dict[units.Question, units.Answer]:
-    """The answers of the registry of units that a run of this code kept; none else."""
-    data = store.read(UNITS, _ANSWERS)
+def _answers_kept(store: Store) -> dict[str, object]:
+    """The answers that a run of this code kept, by function; none else (each function
+    takes only what has the form of its answers)."""
+    data = store.read(ANSWERS, _ANSWERS)
     try:
         kept_code, answers = marshal.loads(data) if data is not None else ("", {})
     except (ValueError, EOFError, TypeError):
         return {}
     if kept_code != code() or not isinstance(answers, dict):
         return {}
-    return {
-        question: answer for question, answer in answers.items() if _an_answer(question, answer)
-    }
-
-
-def _an_answer(question: object, answer: object) -> bool:
-    """Whether a kept pair is a question of the registry with an answer of its kind."""
-    if not (isinstance(question, tuple) and all(isinstance(part, str) for part in question)):
-        return False
-    if isinstance(answer, tuple):
-        return len(answer) == 2 and all(isinstance(part, str) for part in answer)
-    if question[:1] == ("dimension",) and len(question) == 2:
-        return answer is None or answer in units.DIMENSIONS
-    return question[:1] == ("factor",) and len(question) == 3 and type(answer) is float
+    return {name: given for name, given in answers.items() if isinstance(name, str)}
 
 
 def _keep_answers(store: Store) -> None:
     """Keep the answers this process gave, where they are not what is kept."""
-    asked = units.answers_asked()
+    asked = answers_asked()
     if asked and asked != _answers_kept(store):
-        store.write(UNITS, _ANSWERS, marshal.dumps((code(), asked)))
+        store.write(ANSWERS, _ANSWERS, marshal.dumps((code(), asked)))

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sourcebook.runtime.memo import memoized
+from sourcebook.runtime.memo import answered, memoized
 
 if TYPE_CHECKING:
     import pint
@@ -187,61 +186,18 @@ def _undefined(exc: pint.errors.UndefinedUnitError) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
-Question = tuple[str, ...]
-"""What is asked of the registry: ("dimension", unit) or ("factor", unit, target)."""
-Answer = str | float | tuple[str, str] | None
-"""A dimension's name (None: none the record measures), a factor, or ("error", why)."""
-
-_GIVEN: dict[Question, Answer] = {}
-"""Answers an earlier run of the same code kept (`give_answers`)."""
-_ASKED: dict[Question, Answer] = {}
-"""The answers this process gave, made by the registry or given, for the next run."""
-_ERROR = "error"
-
-
-def give_answers(answers: dict[Question, Answer], asked: bool = False) -> None:
-    """Answers to the registry's questions that an earlier run of sourcebook's same code
-    made: given again without loading the registry (pint and numpy take a third of a
-    second to load, and each answer is a pure function of the unit and of this module).
-    `asked`: answers this run gave in another process (a child that ran a job), kept for
-    the next run with this process's own."""
-    _GIVEN.update(answers)
-    if asked:
-        _ASKED.update(answers)
-
-
-def answers_asked() -> dict[Question, Answer]:
-    """The answers this process gave, to be given to the next run (`give_answers`)."""
-    return dict(_ASKED)
-
-
-def _answer(question: Question, made: Callable[[], Answer]) -> Answer:
-    """The answer to `question`: given again where an earlier run made it, else made (its
-    UnitError kept as an answer too) and raised where it is one."""
-    if question in _ASKED:
-        answer = _ASKED[question]
-    elif question in _GIVEN:
-        answer = _ASKED[question] = _GIVEN[question]
-    else:
-        try:
-            answer = made()
-        except UnitError as exc:
-            answer = (_ERROR, str(exc))
-        _ASKED[question] = answer
-    if isinstance(answer, tuple):
-        raise UnitError(answer[1])
-    return answer
-
-
 @memoized(maxsize=1024)
 def dimension_of(unit: str) -> Dimension | None:
     """The dimension a unit measures, or None for one the record does not use. Raises
     UnitError where the unit cannot be parsed."""
-    name = _answer(("dimension", unit), lambda: _dimension_name(unit))
-    return DIMENSIONS[name] if isinstance(name, str) else None
+    name = _dimension_name(unit)
+    return DIMENSIONS[name] if name is not None else None
 
 
+@answered("units.dimension", UnitError, lambda name: name is None or name in DIMENSIONS)
 def _dimension_name(unit: str) -> str | None:
+    """The name of the dimension a unit measures: given to the next run, which then loads
+    neither pint nor numpy (a third of a second) for a unit an earlier run met."""
     wanted = parse(unit).dimensionality
     for dimension in DIMENSIONS.values():
         if parse(dimension.base).dimensionality == wanted:
@@ -268,14 +224,10 @@ def convert(value: float, unit: str, target: str) -> float:
     return value * _factor(unit, target)
 
 
-@memoized(maxsize=1024)
+@answered("units.factor", UnitError, lambda factor: type(factor) is float)
 def _factor(unit: str, target: str) -> float:
-    factor = _answer(("factor", unit, target), lambda: _made_factor(unit, target))
-    assert isinstance(factor, float)
-    return factor
-
-
-def _made_factor(unit: str, target: str) -> float:
+    """What a value in `unit` is multiplied by to be in `target` (given to the next run,
+    as `_dimension_name` is)."""
     # Every unit of the registry is a multiple of its base (none has an offset, as
     # degrees Celsius would), so one factor converts any value.
     try:
