@@ -66,6 +66,8 @@ def test_a_run_after_one_that_met_the_same_units_does_not_load_the_registry(
     # answers its child gave are kept with the build's own.
     site = str(tmp_path / "site")
     assert sourcebook("build", "--quiet", str(record), "-o", site).returncode == 0
+    edit(record, "Checked between two builds.")  # a check asks fewer: it keeps the build's
+    assert sourcebook("check", str(record), pint=False).returncode == 0
     edit(record, "A figure's campus, edited.")
     shutil.rmtree(record / STATE_FOLDER / "queries")  # derive runs again, in its child
     built = sourcebook("build", "--quiet", str(record), "-o", site, pint=False)
@@ -136,3 +138,26 @@ def test_an_error_is_an_answer_given_again_as_the_same_error(monkeypatch) -> Non
         units.dimension_of("furlongs per fortnight")
     assert str(given.value) == str(made.value)
     units.dimension_of.cache_clear()
+
+
+def test_kept_answers_add_up_from_run_to_run_within_a_bound(tmp_path: Path, monkeypatch) -> None:
+    from sourcebook.incremental import Memos
+    from sourcebook.incremental import _memos as memos_module
+
+    root = tmp_path / "record"
+    root.mkdir()
+    function = units._dimension_name
+
+    def run(*asked: str) -> set[tuple[str, ...]]:
+        """One run that asks the dimension of each unit; the questions kept after it."""
+        monkeypatch.setattr(function, "_asked", {})
+        kept = Memos.open(root)
+        for unit in asked:
+            function(unit)
+        kept.commit()
+        return set(marshal.loads((root / KEPT).read_bytes())[1][DIMENSION])
+
+    assert run("MW") == {("MW",)}
+    assert run("GW") == {("MW",), ("GW",)}  # a run that asks fewer lets go of none
+    monkeypatch.setattr(memos_module, "ANSWERS_MAX", 2)
+    assert run("kW") == {("kW",)}  # past the bound, this run's alone

@@ -121,6 +121,8 @@ class Memos:
 ANSWERS, _ANSWERS = "answers", "answers.marshal"
 """Where the answers of pure functions of strings are kept (`runtime.memo.answered`: the
 registry of units' dimensions and factors)."""
+ANSWERS_MAX = 4096
+"""The most answers of one function kept: a record uses a few dozen units."""
 
 
 def _answers_kept(store: Store) -> dict[str, object]:
@@ -137,7 +139,16 @@ def _answers_kept(store: Store) -> dict[str, object]:
 
 
 def _keep_answers(store: Store) -> None:
-    """Keep the answers this process gave, where they are not what is kept."""
+    """Keep the answers this process gave with those kept before, where that adds any: an
+    answer depends on its question and sourcebook's code alone, so a `check` (which asks
+    fewer) lets go of none a `build` made. Past `ANSWERS_MAX` answers of one function,
+    only this run's are kept."""
     asked = answers_asked()
-    if asked and asked != _answers_kept(store):
-        store.write(ANSWERS, _ANSWERS, marshal.dumps((code(), asked)))
+    kept = _answers_kept(store)
+    merged: dict[str, object] = {}
+    for name in sorted(set(asked) | set(kept)):
+        before, ours = kept.get(name), asked.get(name, {})
+        now = {**before, **ours} if isinstance(before, dict) else ours
+        merged[name] = now if len(now) <= ANSWERS_MAX else ours
+    if merged and merged != kept:
+        store.write(ANSWERS, _ANSWERS, marshal.dumps((code(), merged)))
