@@ -1,13 +1,14 @@
 """A record in progress: `init` writes one with no close, dated against today, in a git
 repository of its own; it checks clean on any later day, and releases nothing until its
-author has chosen a licence, said who they are and closed it."""
+author has chosen a licence, said who they are and closed it. Today is the day
+SOURCE_DATE_EPOCH says, pinned here for every run so that no test meets midnight."""
 
 from __future__ import annotations
 
 import shutil
 import sqlite3
 import subprocess
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,14 @@ from conftest import run
 from sourcebook.pipeline import check, compile_checked
 
 TODAY = date.today()
+PINNED = str(int(datetime.combine(TODAY, time(12), UTC).timestamp()))
+
+
+@pytest.fixture(autouse=True)
+def pinned_today(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today is TODAY for sourcebook, run in this process or as a command."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", PINNED)
+
 
 SOURCE = """\
 ---
@@ -145,3 +154,38 @@ def test_init_inside_a_repository_makes_no_second_one(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert f"kept in the git repository at {tmp_path}" in result.stdout
     assert not (tmp_path / "book" / ".git").exists()
+
+
+def test_source_date_epoch_says_what_day_an_open_record_stands_at(
+    book: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A build made again later, as reproducible builds make it: the day it was made.
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01 00:00 UTC
+    add_source(book, date(2026, 1, 2))
+    result = run("check", str(book))
+    assert result.returncode == 1
+    assert (
+        "sources/grid.md:4:7: error D001 'date' 2026-01-02 is after today (2026-01-01), "
+        "the record being open"
+    ) in result.stdout
+    add_source(book, date(2026, 1, 1))
+    assert run("check", str(book)).returncode == 0
+    built = run("build", str(book), "-q", "--as-of", "2026-01-02")
+    assert (built.returncode, built.stderr) == (
+        2,
+        "error: --as-of 2026-01-02 is after today (2026-01-01), the record being open\n",
+    )
+
+
+@pytest.mark.parametrize("given", ["yesterday", "1.5", "-1", "", "٣", "253402300800"])
+def test_a_source_date_epoch_that_is_no_day_is_refused_in_one_line(
+    book: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", given)
+    result = run("check", str(book))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: SOURCE_DATE_EPOCH={given!r} is not a whole number of seconds since 1970; "
+        "unset it, or set it to one such as 1767225600 (2026-01-01)\n"
+    )

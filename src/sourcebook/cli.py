@@ -12,6 +12,7 @@ from typing import NoReturn
 
 import click
 
+from sourcebook.model.today import epoch_problem
 from sourcebook.runtime.exit import exit_now
 
 __all__ = ["exit_now", "main", "run"]
@@ -48,7 +49,15 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sourcebook")
 def main() -> None:
-    """Keep a source-checked research record as plain files, check it, publish it."""
+    """Keep a source-checked research record as plain files, check it, publish it.
+
+    An open record stands at today; SOURCE_DATE_EPOCH, set as for reproducible builds (whole
+    seconds since 1970, UTC), says which day that is."""
+    problem = epoch_problem()
+    if problem is not None:
+        from sourcebook.commands.common import fail
+
+        fail(f"{problem}; unset it, or set it to one such as 1767225600 (2026-01-01)")
 
 
 def run() -> NoReturn:

@@ -18,6 +18,7 @@ from typing import Any
 
 from sourcebook.diagnostics import Diagnostic, Diagnostics, Pos, Severity
 from sourcebook.incremental import RecordMemo
+from sourcebook.model.today import today
 from sourcebook.read.paths import SETTINGS_FILE
 
 UNKEPT = frozenset({"X003"})
@@ -41,7 +42,7 @@ def check_remembered(root: Path, as_of: date | None = None) -> Found:
     record was checked before. Raises as `check` does."""
     if not (root / SETTINGS_FILE).is_file():  # no record to fingerprint: check says why
         return _checked(root, as_of)
-    day = f"{as_of.isoformat() if as_of else 'close'} {date.today().isoformat()}"
+    day = f"{as_of.isoformat() if as_of else 'close'} {today().isoformat()}"
     memo = RecordMemo(root, PART, day)
     kept = _read(memo.lookup())
     if kept is not None:

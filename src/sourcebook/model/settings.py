@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from sourcebook.model.addresses import address_problem, path_problem, scheme
+from sourcebook.model.today import today
 
 MAX_FILE_BYTES = 50_000_000
 """The largest `max_file_bytes` a record may set: a file is read whole into memory."""
@@ -38,13 +39,13 @@ class Book(BaseModel):
 
     def stands_at(self) -> date:
         """The day the record stands at: its close, or today while it is open."""
-        return self.closes if self.closes is not None else date.today()
+        return self.closes if self.closes is not None else today()
 
     def close_said(self) -> str:
         """How the record's close is said in a diagnostic: its day, or today while open."""
         if self.closes is not None:
             return f"the record closes ({self.closes.isoformat()})"
-        return f"today ({date.today().isoformat()}), the record being open"
+        return f"today ({today().isoformat()}), the record being open"
 
 
 class Site(BaseModel):

@@ -3,10 +3,10 @@ reads releases by too), and which release came before."""
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 from sourcebook.model.settings import Book
+from sourcebook.model.today import today
 from sourcebook.read.releases import (
     DAY,
     MANIFEST,
@@ -36,7 +36,7 @@ def unreleasable(book: Book) -> str | None:
     wanted = [
         (not book.licence, "licence", 'licence = "CC-BY-4.0" (or the SPDX id of your choice)'),
         (not book.author, "author", 'author = "Your Name"'),
-        (book.closes is None, "closes", f"closes = {date.today().isoformat()}"),
+        (book.closes is None, "closes", f"closes = {today().isoformat()}"),
     ]
     missing = [(name, line) for unset, name, line in wanted if unset]
     if not missing:
