@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generate import CACHE, STAMP, generate, stamp
+from installed import as_installed
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -259,6 +260,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_installed()
     args = parse_args(argv)
     if args.child:
         child(args.child, args.profile_child)

@@ -66,6 +66,7 @@ from bench_site import (
     settled,
 )
 from generate import CACHE
+from installed import as_installed
 
 HERE = Path(__file__).resolve().parent
 SOURCEBOOK = [sys.executable, "-m", "sourcebook"]
@@ -589,6 +590,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000", help="comma-separated N")
     parser.add_argument("--seed", type=int, default=0, help="the generator's seed")

@@ -26,6 +26,7 @@ from pathlib import Path
 from statistics import median
 
 from generate import generate
+from installed import as_installed
 
 HERE = Path(__file__).resolve().parent
 BUNDLED = HERE.parent / "examples" / "compute-race"
@@ -74,6 +75,7 @@ def with_charts_and_paper(generated: Path, record: Path) -> None:
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)

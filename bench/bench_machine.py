@@ -19,9 +19,11 @@ import time
 from pathlib import Path
 
 from bench_site import record_dir
+from installed import as_installed
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)

@@ -32,6 +32,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import httpx
+from installed import as_installed
 
 SECRET = secrets.token_urlsafe(48)
 WARM_UP = 200
@@ -171,6 +172,7 @@ def run(kind: str, requests: int, clients: int) -> None:
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--clients", type=int, default=50)

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from installed import as_installed
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 TARGET_COLD, TARGET_WARM = 20.0, 2.0
@@ -195,6 +197,7 @@ def run(out: Path, label: str) -> dict:
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--item-kb", type=int, default=20)

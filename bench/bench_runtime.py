@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from generate import STAMP, generate, stamp
+from installed import as_installed
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -53,6 +54,7 @@ def timed(root: Path, plain: str) -> tuple[float, float]:
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)

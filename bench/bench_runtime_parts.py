@@ -17,9 +17,11 @@ import sys
 import time
 
 from bench_runtime import record
+from installed import as_installed
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)

@@ -31,6 +31,7 @@ from bench_check import STAGES as CHECK_STAGES
 from bench_check import StageTimer
 from bench_edit import alias_edited, alias_phrase, edited, figure_edited, figure_file
 from bench_site import record_dir
+from installed import as_installed
 
 STAGES = {**CHECK_STAGES, "derive_checked": "derive"}
 SITE_METHODS = ("__init__", "write")
@@ -153,6 +154,7 @@ def in_a_row(root: Path, saves: int) -> None:
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000", help="comma-separated N")
     parser.add_argument("--seed", type=int, default=0, help="the generator's seed")

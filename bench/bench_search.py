@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_site import OUT, record_dir
+from installed import as_installed
 
 QUERIES = [
     "cooling",
@@ -162,6 +163,7 @@ def compared(buckets: dict[str, set[str]], single: dict[str, set[str]]) -> int:
 
 
 def main() -> int:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000")
     parser.add_argument("--seed", type=int, default=0)

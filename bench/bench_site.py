@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from generate import STAMP, generate, stamp
+from installed import as_installed
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -376,6 +377,7 @@ def bench(n: int, seed: int, repeat: int, ignore_errors: bool) -> bool:
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--seed", type=int, default=0)

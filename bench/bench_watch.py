@@ -39,6 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from generate import counts, generate
+from installed import as_installed
 
 FATES = {
     "live": 0.70,
@@ -241,6 +242,7 @@ def watch(record: Path, day: str, args: argparse.Namespace) -> tuple[dict, float
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sources", type=int, default=1000)
     parser.add_argument("--hosts", type=int, default=40)

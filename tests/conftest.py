@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import subprocess
 import sys
 import textwrap
@@ -56,6 +57,19 @@ LONGEST_FIRST = (
 """The files whose tests take longest, each a few minutes of work: run first, so that the
 workers of `-n 3 --dist loadfile` end together rather than one waiting on another's
 last long file."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """sourcebook's modules compiled to bytecode once, before any test starts a process, as
+    an installed package has them: where PYTHONDONTWRITEBYTECODE is set (as in some CI
+    images) and sourcebook is installed editable, each `sourcebook` process a test starts
+    would otherwise compile every module it imports again. Once, by the process that hands
+    out the tests."""
+    if hasattr(config, "workerinput"):
+        return
+    import sourcebook
+
+    compileall.compile_dir(Path(sourcebook.__file__).parent, quiet=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
