@@ -33,12 +33,12 @@ from sourcebook.check import (
     usage,
     watched,
 )
+from sourcebook.check.clock import kept_clock
 from sourcebook.check.each import EntityRule, check_each
 from sourcebook.diagnostics import Diagnostics
-from sourcebook.incremental import CHECKED, Memo, key_of
+from sourcebook.incremental import CHECKED, Memo
 from sourcebook.library.report import QuoteReport
 from sourcebook.link.graph import Graph
-from sourcebook.model.known import CLOCKED, known
 from sourcebook.model.record import Record
 from sourcebook.runtime.collector import collector_paused
 
@@ -81,7 +81,7 @@ def check_record(
     given); returns the Library's proof of every quote. `kept`: each entity's results from
     earlier runs (`check/each.py`); none by default."""
     memo = kept if kept is not None else Memo(CHECKED)
-    _held_clock(record, memo)
+    kept_clock(record, memo)
     proofs = quotes.check_quotes(record, graph, diagnostics, memo)
     if rules is None:
         check_each(record, ENTITY_RULES, diagnostics, memo)
@@ -92,26 +92,3 @@ def check_record(
         claims.check_claims(record, proofs, diagnostics, memo)
         watched.check_watch(record, proofs, diagnostics)
     return proofs
-
-
-def _held_clock(record: Record, memo: Memo) -> None:
-    """The record's known-day clock (`model/known.py`), where `memo` holds objects from run
-    to run (`serve`'s): the last run's where every entity of the kinds it reads
-    (`CLOCKED`) was read from the same file, the Library's captures and the record's day
-    are the same; else computed, and held for the next run."""
-    if not memo.holding:
-        return
-    parts: list[str | bytes] = [str(record.settings.book.stands_at())]
-    parts += [f"{item.shelf} {item.captured}" for item in record.library]
-    for kind in CLOCKED:
-        for entity in record.of(kind):
-            read_as = record.read_as.get(entity.key)
-            if read_as is None:  # not read from a file: nothing says it is the same
-                return
-            parts += [entity.id, read_as]
-    key = key_of(CHECKED, "known-day clock", *parts)
-    clock = memo.held(key)
-    if clock is None:
-        memo.hold(key, known(record))
-    else:
-        record.once("known", lambda _record: clock)

@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 
 from sourcebook import __version__
+from sourcebook.check.clock import kept_clock
 from sourcebook.check.result import Checked
 from sourcebook.compile.as_of import restrict
 from sourcebook.compile.database import CompiledRecord, Image, open_image
@@ -215,6 +216,7 @@ def filled(
             ("query_seconds", str(record.settings.limits.query_seconds)),
         ],
     )
+    kept_clock(record, kept)  # the last run's, where what it reads is the same
     clock = known(record)
     write_vocabulary(tables)
     write_entities(tables, record, clock, search, kept)

@@ -35,6 +35,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
+from typing import Any
 
 from sourcebook.model.base import Entity, day_end, day_start
 from sourcebook.model.drafts import without_refs_to
@@ -84,6 +85,59 @@ class Known:
     def knows(self, key: Key, day: date) -> bool:
         known = self.entities.get(key)
         return known is None or known <= day
+
+
+PlainClock = tuple[int, dict, dict, dict, dict, dict]
+"""A `Known` as plain values, each day by its ordinal (`date.toordinal`): its close, then
+its items, sources, figures, roles and entities."""
+
+
+def plain_clock(clock: Known) -> PlainClock:
+    """`clock` as plain values, for a run that keeps it (`check/clock.py`)."""
+
+    def days(table: dict[Any, date]) -> dict[Any, int]:
+        return {key: day.toordinal() for key, day in table.items()}
+
+    return (
+        clock.close.toordinal(),
+        days(clock.items),
+        days(clock.sources),
+        days(clock.figures),
+        days(clock.roles),
+        days(clock.entities),
+    )
+
+
+def clock_of_plain(plain: object) -> Known | None:
+    """The clock `plain_clock` gave `plain` of; None where `plain` has not its form."""
+    if not (type(plain) is tuple and len(plain) == 6 and type(plain[0]) is int):
+        return None
+    keys = (_is_name, _is_name, _is_name, _is_role, _is_key)
+    tables: list[dict[Any, date]] = []
+    for table, is_key in zip(plain[1:], keys, strict=True):
+        if type(table) is not dict or not all(map(is_key, table)):
+            return None
+        try:
+            tables.append({key: date.fromordinal(day) for key, day in table.items()})
+        except (TypeError, ValueError, OverflowError):
+            return None
+    try:
+        close = date.fromordinal(plain[0])
+    except (ValueError, OverflowError):
+        return None
+    return Known(close, *tables)
+
+
+def _is_name(key: object) -> bool:
+    return type(key) is str
+
+
+def _is_role(key: object) -> bool:
+    return type(key) is tuple and len(key) == 2 and type(key[0]) is str and type(key[1]) is int
+
+
+def _is_key(key: object) -> bool:
+    return type(key) is tuple and len(key) == 2 and type(key[0]) is str and type(key[1]) is str
 
 
 def known(record: Record) -> Known:
