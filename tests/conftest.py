@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -84,6 +85,14 @@ def bundled_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from site_fixtures import build
 
     return build(BUNDLED, tmp_path_factory.mktemp("bundled") / "site")
+
+
+@pytest.fixture
+def bundled_copy(tmp_path: Path) -> Path:
+    """A copy of the bundled record, without its site or its state folder, to edit."""
+    root = tmp_path / "record"
+    shutil.copytree(BUNDLED, root, ignore=shutil.ignore_patterns("_site", ".sourcebook-cache"))
+    return root
 
 
 @pytest.fixture(scope="module")

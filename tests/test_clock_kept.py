@@ -4,12 +4,10 @@ a kept clock believed only in its own form."""
 
 from __future__ import annotations
 
-import shutil
 from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import BUNDLED
 
 from sourcebook.check.clock import kept_clock
 from sourcebook.diagnostics import Diagnostics
@@ -21,16 +19,22 @@ from sourcebook.pipeline import read_and_link
 
 
 @pytest.fixture
-def record_root(tmp_path: Path) -> Path:
-    root = tmp_path / "record"
-    shutil.copytree(BUNDLED, root, ignore=shutil.ignore_patterns("_site", ".*"))
-    return root
+def record_root(bundled_copy: Path) -> Path:
+    return bundled_copy
 
 
 def _read(root: Path) -> Record:
     record, _ = read_and_link(root, None, Diagnostics(), Memos.in_memory(), done=False)
     assert record is not None
     return record
+
+
+def _kept(root: Path) -> Memo:
+    """A memo that kept the clock of the record at `root` as it is now."""
+    memo = Memo(CHECKED)
+    kept_clock(_read(root), memo)
+    memo.commit()
+    return memo
 
 
 def _computed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -49,9 +53,7 @@ def _computed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_clock_read_back_is_the_clock_computed(
     record_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    memo = Memo(CHECKED)
-    kept_clock(_read(record_root), memo)
-    memo.commit()
+    memo = _kept(record_root)
     fresh = known(_read(record_root))
     made = _computed(monkeypatch)
     again = _read(record_root)
@@ -63,9 +65,7 @@ def test_a_clock_read_back_is_the_clock_computed(
 def test_an_edit_the_clock_does_not_read_keeps_it_and_one_it_reads_does_not(
     record_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    memo = Memo(CHECKED)
-    kept_clock(_read(record_root), memo)
-    memo.commit()
+    memo = _kept(record_root)
     made = _computed(monkeypatch)
     term = next((record_root / "terms").glob("*.md"))
     term.write_text(term.read_text(encoding="utf-8") + "\nA sentence more.\n", "utf-8")

@@ -6,12 +6,10 @@ of an entity of every kind that has one, with a wiki link that refers to another
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BUNDLED
 
 from sourcebook.diagnostics import Diagnostics
 from sourcebook.incremental import UNCOMPARED, TracedRecord
@@ -37,10 +35,8 @@ def contexts(root: Path) -> tuple[dict[str, tuple[str, str]], Snapshot]:
 
 
 @pytest.fixture
-def bundled(tmp_path: Path) -> Path:
-    root = tmp_path / "record"
-    shutil.copytree(BUNDLED, root, ignore=shutil.ignore_patterns("_site", ".sourcebook-cache"))
-    return root
+def bundled(bundled_copy: Path) -> Path:
+    return bundled_copy
 
 
 def test_a_prose_edit_leaves_every_context_as_it_was(bundled: Path) -> None:
