@@ -226,7 +226,9 @@ def watched(root: Path, path: str, change: str | tuple[str, str]) -> list[tuple[
 
 def serve_shows_a_clean_build(edits: list[tuple[str, str | tuple[str, str]]], told: bool) -> None:
     """After each edit, `serve`'s rebuild shows what a clean build writes, byte for byte, or
-    the same errors; each rebuild told what changed (as the watcher tells it) where `told`."""
+    the same errors; each rebuild told what changed (as the watcher tells it) where `told`.
+    Before every other edit, `serve` had waited long enough to make ready for it
+    (`LiveSite.ready`)."""
     with tempfile.TemporaryDirectory(dir=MEMORY) as folder:
         root = write_record(Path(folder) / "record", SEEDED)
         live = LiveSite(root, out=Path(folder) / "live")
@@ -234,7 +236,9 @@ def serve_shows_a_clean_build(edits: list[tuple[str, str | tuple[str, str]]], to
         live.kept.files.margin_ns = 50_000_000  # unchanged files are given again within a run
         try:
             live.rebuild()
-            for path, text in edits:
+            for number, (path, text) in enumerate(edits):
+                if number % 2 == 0:
+                    live.ready()
                 if told:
                     live.rebuild(watched(root, path, text))
                 else:

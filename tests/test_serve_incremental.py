@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from host_fixtures import fetch, origin_of, serve_process
 from site_fixtures import write_record
 
 from sourcebook.diagnostics import Diagnostics
-from sourcebook.incremental import Memos
+from sourcebook.incremental import KeptDatabase, Memos
 from sourcebook.live import LiveSite
 from sourcebook.pipeline import read_and_link
 from sourcebook.publish.site.kept_site import Snapshot, site_made
@@ -247,3 +248,54 @@ def test_a_new_name_changes_the_fields_that_now_say_it(tmp_path: Path) -> None:
 
 def test_a_save_that_changes_nothing_changes_nothing(tmp_path: Path) -> None:
     assert changes_of(tmp_path, "terms/cluster.md", "title: Cluster", "title: Cluster") == set()
+
+
+def _indexes_made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Each index of what a shared value read made from now on (`SharedMemo._index`)."""
+    from sourcebook.incremental._reads import SharedMemo
+
+    made: list[int] = []
+    index = SharedMemo._index
+
+    def counted(self: SharedMemo) -> dict:
+        if self._readers is None:
+            made.append(len(self.reads))
+        return index(self)
+
+    monkeypatch.setattr(SharedMemo, "_index", counted)
+    return made
+
+
+def test_serve_makes_ready_for_the_next_edit_while_it_waits(
+    live: LiveSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = _indexes_made(monkeypatch)
+    live.ready()
+    assert sum(made) > 0  # what the pages shared, indexed by what each read
+    databases = [d for d in live.kept.compiled.held_values() if isinstance(d, KeptDatabase)]
+    assert databases and all(d._types.keys() == d._filled.keys() for d in databases)
+    made.clear()
+    live.ready()
+    assert made == []  # once a build
+    term = live.root / "terms" / "one-machine.md"
+    term.write_text(term.read_text(encoding="utf-8") + "\nA sentence more.\n", "utf-8")
+    live.rebuild([("modified", str(term.resolve()))])
+    assert not live.errors and not live.failure
+    assert made == []  # the edit found the indexes made
+    assert "A sentence more." in (live.site / TERM_PAGE).read_text(encoding="utf-8")
+
+
+def test_the_watch_makes_ready_once_nothing_has_changed_for_a_while(live: LiveSite) -> None:
+    stop = threading.Event()
+    watching = threading.Thread(target=live.watch, args=(stop,), daemon=True)
+    try:
+        assert live._readied != live.version
+        watching.start()
+        waited = 0.0
+        while live._readied != live.version and waited < 120:  # the wait is two seconds
+            time.sleep(0.1)
+            waited += 0.1
+        assert live._readied == live.version
+    finally:
+        stop.set()
+        watching.join(30)

@@ -62,6 +62,8 @@ class LiveSite:
         self.kept = Memos.in_memory(serving=True)
         """What the builds before made of the record's files and fields, and the pages
         they wrote: an edit reads again, and writes again, only what it changed."""
+        self._readied = 0
+        """The last version made ready for the next edit (`ready`)."""
 
     @property
     def broken(self) -> bool:
@@ -97,6 +99,18 @@ class LiveSite:
                 self._changed.notify_all()
             self.search.built(self.version, search_job, self.site)
             self.collector.worked()
+
+    def ready(self) -> None:
+        """Make now what the next rebuild would first make of this one (`Memos.ready`),
+        once a build, where no build is under way: the watch calls it while it waits."""
+        if self._readied == self.version or not self._building.acquire(blocking=False):
+            return
+        try:
+            if not self._closed:
+                self.kept.ready()
+                self._readied = self.version
+        finally:
+            self._building.release()
 
     def check_and_build(self) -> tuple[list[Diagnostic], list[Diagnostic], SearchJob | None]:
         """Check the record and, where it has no error, build its site, drafts and all,
@@ -160,7 +174,8 @@ class LiveSite:
                 rust_timeout=int(IDLE_SECONDS * 1000),
                 yield_on_timeout=True,  # nothing changed for that long: the collector's turn
             ):
-                if not changes:
+                if not changes:  # nothing changed for a while: ready for the next edit
+                    self.ready()
                     if not self._building.locked():
                         self.collector.idle()
                     continue

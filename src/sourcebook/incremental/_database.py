@@ -331,6 +331,14 @@ class KeptDatabase:
             types[table] = now
         return changed
 
+    def ready(self) -> None:
+        """Note now the types of the values of each table as last filled, where they are
+        not noted: the next fill compares its own with them (`_changed`), and `serve`
+        notes them while it waits for an edit, not after one."""
+        for table, rows in self._filled.items():
+            if table not in self._types:
+                self._types[table] = _types(rows)
+
     def _drop(self) -> None:
         if self._closing is not None:
             self._closing()

@@ -218,6 +218,10 @@ class Memo:
             self.carry(key)
         return value
 
+    def held_values(self) -> list[Any]:
+        """The objects the last run held (where this holds them), for the next."""
+        return list(self._held.values()) if self._held is not None else []
+
     def hold(self, key: bytes, value: Any) -> None:
         """Hold `value`, objects made of the result under `key` that no one changes, to be
         given as they are to the next run in this process (where this holds objects)."""

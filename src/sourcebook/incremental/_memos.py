@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sourcebook.incremental._database import KeptDatabase
 from sourcebook.incremental._fingerprint import FileDigests, code
 from sourcebook.incremental._memo import Memo
 from sourcebook.incremental._runs import QueryRuns
@@ -102,6 +103,16 @@ class Memos:
             queries=queries,
             digests=digests,
         )
+
+    def ready(self) -> None:
+        """Make now what the next run would first make of what this one left: the types of
+        the kept databases' values, and the last site's indexes of what its pages shared
+        read (`serve`, while it waits for an edit, so that the first edit waits for less)."""
+        for held in self.compiled.held_values():
+            if isinstance(held, KeptDatabase):
+                held.ready()
+        if self.site is not None:
+            self.site.ready()
 
     def commit(self, site: bool = False) -> None:
         """The run is over: what it used is what the next finds; the site's memo too where

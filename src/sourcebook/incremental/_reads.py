@@ -116,6 +116,12 @@ class SharedMemo(dict):  # type: ignore[type-arg]
             self._unindex(key, last.reads[key], readers)
         self._readers, last._readers = readers, None
 
+    def ready(self) -> None:
+        """Make the index of which values read each token now, where it is not made: the
+        next build's `carry` from this memo looks it up (`serve` makes it while it waits
+        for an edit, not after one)."""
+        self._index()
+
     def _index(self) -> dict[Token, set[Any]]:
         if self._readers is None:
             readers: dict[Token, set[Any]] = {}

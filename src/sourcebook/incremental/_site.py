@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from sourcebook.incremental._fingerprint import code
 from sourcebook.incremental._store import Store
@@ -25,6 +25,13 @@ _FORMAT = 2
 UNREADABLE = (AssertionError, OSError, ValueError, EOFError, TypeError, IndexError, KeyError)
 """What reading a kept site that is not whole, or not of this version, raises: it is not
 used, and the next build writes the site whole."""
+
+
+@runtime_checkable
+class Ready(Protocol):
+    """What makes now, while `serve` waits for an edit, what the next run would make first."""
+
+    def ready(self) -> None: ...
 
 
 class SiteMemo(Generic[T]):
@@ -69,6 +76,12 @@ class SiteMemo(Generic[T]):
             except UNREADABLE:
                 self._last = None
         return self._last
+
+    def ready(self) -> None:
+        """Have the last site written make now what the next build would first make of it
+        (where it says how: `Ready`)."""
+        if isinstance(self._last, Ready):
+            self._last.ready()
 
     def forget(self) -> None:
         """Keep nothing (the site is being written, and is not whole until it is done)."""

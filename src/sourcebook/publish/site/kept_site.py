@@ -380,6 +380,12 @@ class SiteMade:
     groups: dict[str, frozenset[Token]] = field(default_factory=dict)
     """What making each group of its pages read (`site_pages.Group`)."""
 
+    def ready(self) -> None:
+        """Have its view index what its pages shared read (`SiteView.ready`), where it has
+        its view: the next build carries from it."""
+        if self.view is not None:
+            self.view.ready()
+
     def holds(self, out: Path) -> bool:
         """Whether the site at `out` is still the one this describes."""
         return self.out == out and folder_of(out) == self.folder and (out / MARK).is_file()

@@ -137,6 +137,11 @@ class SiteView:
         for mine, theirs in zip(self._shared(), last._shared(), strict=True):
             mine.carry(theirs, changed)
 
+    def ready(self) -> None:
+        """Index now what each value its pages shared read, for the next build's `carry`."""
+        for memo in self._shared():
+            memo.ready()
+
     def _shared(self) -> tuple[SharedMemo, ...]:
         shared = (*self.prose.shared, *self.citations.shared, *self.query.shared)
         return (*shared, self.previews, self.blocks)
