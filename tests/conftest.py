@@ -151,6 +151,27 @@ def term(
     return f"---\n{front}---\n{body}"
 
 
+def calls_of(
+    monkeypatch: pytest.MonkeyPatch,
+    owner: Any,
+    name: str,
+    noted: Callable[..., Any] = lambda *args: 1,
+) -> list[Any]:
+    """Each call of `owner.name` from now on, as `noted` says it of the call's arguments
+    (1 where not told; a call it says None of is not noted); the calls themselves made."""
+    calls: list[Any] = []
+    original = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        said = noted(*args, **kwargs)
+        if said is not None:
+            calls.append(said)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
 def codes(checked) -> list[str]:
     return [d.code for d in checked.diagnostics]
 

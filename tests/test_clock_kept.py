@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from conftest import calls_of
 
 from sourcebook.check.clock import kept_clock
 from sourcebook.diagnostics import Diagnostics
@@ -39,15 +40,7 @@ def _kept(root: Path) -> Memo:
 
 def _computed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Each time a clock is computed, not read back, counted."""
-    made: list[int] = []
-    compute = known_module._known
-
-    def counted(record: Record) -> Known:
-        made.append(1)
-        return compute(record)
-
-    monkeypatch.setattr(known_module, "_known", counted)
-    return made
+    return calls_of(monkeypatch, known_module, "_known")
 
 
 def test_a_clock_read_back_is_the_clock_computed(

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import calls_of
 from host_fixtures import fetch, origin_of, serve_process
 from site_fixtures import write_record
 
@@ -251,19 +252,14 @@ def test_a_save_that_changes_nothing_changes_nothing(tmp_path: Path) -> None:
 
 
 def _indexes_made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Each index of what a shared value read made from now on (`SharedMemo._index`)."""
+    """Each index of what a shared value read made from now on (`SharedMemo._index`), by
+    the number of values it indexes."""
     from sourcebook.incremental._reads import SharedMemo
 
-    made: list[int] = []
-    index = SharedMemo._index
+    def made(memo: SharedMemo) -> int | None:
+        return len(memo.reads) if memo._readers is None else None
 
-    def counted(self: SharedMemo) -> dict:
-        if self._readers is None:
-            made.append(len(self.reads))
-        return index(self)
-
-    monkeypatch.setattr(SharedMemo, "_index", counted)
-    return made
+    return calls_of(monkeypatch, SharedMemo, "_index", made)
 
 
 def test_serve_makes_ready_for_the_next_edit_while_it_waits(
