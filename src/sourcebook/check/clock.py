@@ -20,8 +20,9 @@ def kept_clock(record: Record, memo: Memo | None) -> None:
     """Have `record`'s clock (`known`) be the one `memo` keeps under what the clock reads
     of it (the objects themselves where the memo holds them, `serve`'s); else computed and
     kept. Nothing is kept of a record with an entity of those kinds that was not read
-    from a file: nothing says it is the same."""
-    if memo is None:
+    from a file: nothing says it is the same; nothing is looked up for a record that has
+    its clock already (compile's of the record check gave it to)."""
+    if memo is None or record.has_once("known"):
         return
     parts: list[str | bytes] = [str(record.settings.book.stands_at())]
     parts += [f"{item.shelf} {item.captured}" for item in record.library]

@@ -61,6 +61,10 @@ class Record:
             found = self._once[meaning] = make(self)
         return found  # type: ignore[no-any-return]
 
+    def has_once(self, meaning: str) -> bool:
+        """Whether `once` holds `meaning` of this record as it is."""
+        return meaning in self._once
+
     def get(self, kind: str, entity_id: str) -> Entity | None:
         return self.entities.get(kind, {}).get(entity_id)
 
